@@ -1,0 +1,39 @@
+// Session model → what `show` renders: rows plus per-turn summaries with cost.
+import { buildWaterfall } from '../core/waterfall.js';
+import { promptLabel } from '../core/labels.js';
+import { costSession, sumCost } from '../core/session-cost.js';
+import type { PriceTable } from '../core/pricing.js';
+import type { SessionModel } from '../core/session-model.js';
+import type { TurnSummary, WaterfallView } from './render/waterfall-view.js';
+
+export function buildView(model: SessionModel, prices: PriceTable): { view: WaterfallView; unknownModels: string[] } {
+  const rows = buildWaterfall(model);
+  const costs = costSession(model, prices);
+  const rowTurn = new Map<string, number>();
+  for (const row of rows) rowTurn.set(row.id, model.tools.get(row.id)?.turnIndex ?? -1);
+  const turns: TurnSummary[] = model.turns.map((t) => ({
+    index: t.index,
+    label: promptLabel(t.promptText),
+    startTime: t.startTime,
+    endTime: t.endTime,
+    endState: t.endState,
+    inputTokens: t.tokens.input,
+    outputTokens: t.tokens.output,
+    costUsd: sumCost(t.responseKeys, costs.byResponse),
+    rowIds: rows.filter((r) => rowTurn.get(r.id) === t.index).map((r) => r.id),
+  }));
+  const known = turns.map((t) => t.costUsd).filter((c): c is number => c !== null);
+  const view: WaterfallView = {
+    sessionId: model.sessionId,
+    title: `Session ${model.sessionId}`,
+    rows,
+    turns,
+    totals: {
+      inputTokens: turns.reduce((s, t) => s + t.inputTokens, 0),
+      outputTokens: turns.reduce((s, t) => s + t.outputTokens, 0),
+      costUsd: known.length === 0 ? null : known.reduce((s, c) => s + c, 0),
+    },
+    warnings: model.warnings,
+  };
+  return { view, unknownModels: costs.unknownModels };
+}

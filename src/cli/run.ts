@@ -1,0 +1,42 @@
+// Command dispatch, separate from the process wiring in main.ts so tests can
+// run commands in-process.
+import { CliError } from '../adapters/cli-error.js';
+import type { CommandIo } from './command-io.js';
+import { runShow } from './commands/show.js';
+
+type Command = (argv: string[], io: CommandIo) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  show: runShow,
+};
+
+const HELP = `ccotel: Claude Code transcripts → OpenTelemetry traces and waterfalls
+
+Usage: ccotel <command> [options]
+
+Commands:
+  show <session>     draw a session as a waterfall (terminal, --json, --html FILE)
+
+Run 'ccotel <command> --help' for a command's options.
+`;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export async function main(argv: string[], io: CommandIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(HELP);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout(`${version()}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (command === undefined) throw new CliError(`unknown command '${name}' (see 'ccotel --help')`, 2);
+  return command(rest, io);
+}
+

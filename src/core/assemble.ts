@@ -1,0 +1,379 @@
+// finish(): derive the session model from folded state. Pure, and cheap enough
+// to re-run as a live session grows (one pass per index it builds).
+import { toolLabel } from './labels.js';
+import type { AssistantRecord, TranscriptRecord, UserRecord } from './records.js';
+import type { Entry, SessionState } from './session-state.js';
+import type { AgentKey, ApiResponse, SessionModel, SubAgent, TokenTotals, ToolCall, Turn } from './session-model.js';
+import { classifyTurnEnd } from './turn-end.js';
+
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+export const LARGE_CONTEXT_WINDOW = 1_000_000;
+
+const SPAWN_TOOLS = new Set(['Task', 'Agent']);
+const INTERNAL_AGENT_PREFIXES = ['acompact', 'aprompt_suggestion'];
+
+export const emptyTotals = (): TokenTotals => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0 });
+
+/** Input as GenAI conventions count it: uncached + cache read + cache write. */
+export function totalInput(u: { input: number; cacheRead: number; cacheWrite: number }): number {
+  return u.input + u.cacheRead + u.cacheWrite;
+}
+
+function addUsage(t: TokenTotals, r: ApiResponse): void {
+  if (r.usage === null) return;
+  t.input += totalInput(r.usage);
+  t.output += r.usage.output;
+  t.cacheRead += r.usage.cacheRead;
+  t.cacheWrite += r.usage.cacheWrite;
+  t.cacheWrite1h += r.usage.cacheWrite1h;
+}
+
+const INTERRUPT = /^\[Request interrupted by user/;
+const NOT_PROMPTS = /^\s*<(task-notification|local-command-stdout|local-command-stderr|local-command-caveat)>/;
+
+/** A turn starts at a real user prompt: not tool results, injected text, summaries or markers. */
+export function isRealPrompt(rec: TranscriptRecord): rec is UserRecord {
+  if (rec.type !== 'user' || rec.isSidechain || rec.isMeta || rec.isCompactSummary) return false;
+  if (rec.toolResults.length > 0 || rec.text === null) return false;
+  return !INTERRUPT.test(rec.text) && !NOT_PROMPTS.test(rec.text);
+}
+
+export function isInterruptMarker(rec: TranscriptRecord): boolean {
+  return rec.type === 'user' && !rec.isSidechain && rec.text !== null && INTERRUPT.test(rec.text);
+}
+
+interface ResultInfo {
+  time: number | null;
+  isError: boolean;
+  rejected: boolean;
+  text: string;
+  asyncLaunched: boolean;
+}
+
+function responseKey(rec: AssistantRecord): string | null {
+  if (rec.messageId === null) return null;
+  return rec.requestId === null ? rec.messageId : `${rec.messageId}:${rec.requestId}`;
+}
+
+/** A synthetic assistant line that is not an error ("No response requested.") is no API call. */
+function isCall(rec: AssistantRecord): boolean {
+  return rec.isApiError || rec.model !== '<synthetic>';
+}
+
+/** Assign main-thread entries to turns, in file order. */
+function buildTurns(entries: Entry[]): { turnOf: Int32Array; turns: Turn[] } {
+  const turnOf = new Int32Array(entries.length).fill(-1);
+  const turns: Turn[] = [];
+  let current: Turn | null = null;
+  entries.forEach((entry, i) => {
+    if (entry.agentKey !== null) return;
+    const rec = entry.rec;
+    const activity = rec.type === 'assistant' || (rec.type === 'user' && rec.toolResults.length > 0);
+    if (isRealPrompt(rec) || (current === null && activity && rec.timestamp !== null)) {
+      const prompt = isRealPrompt(rec);
+      current = {
+        index: turns.length,
+        promptUuid: rec.uuid ?? `${entry.file}:${entry.line}`,
+        promptText: prompt ? rec.text : null,
+        startTime: rec.timestamp ?? 0,
+        endTime: rec.timestamp ?? 0,
+        endState: 'open',
+        errorType: null,
+        cwd: rec.cwd,
+        gitBranch: rec.gitBranch,
+        version: rec.version,
+        responseKeys: [],
+        toolIds: [],
+        agentKeys: [],
+        tokens: emptyTotals(),
+      };
+      turns.push(current);
+    }
+    if (current === null) return;
+    turnOf[i] = current.index;
+    if (rec.timestamp !== null && rec.timestamp > current.endTime) current.endTime = rec.timestamp;
+    current.cwd ??= rec.cwd;
+    current.gitBranch ??= rec.gitBranch;
+    current.version ??= rec.version;
+  });
+  return { turnOf, turns };
+}
+
+export function finish(state: SessionState): SessionModel {
+  const { entries } = state;
+  const { turnOf, turns } = buildTurns(entries);
+  const responses = new Map<string, ApiResponse>();
+  const tools = new Map<string, ToolCall>();
+  const results = new Map<string, ResultInfo>();
+  const agentLinks = new Map<string, string>();
+  const agentSpan = new Map<string, { start: number; end: number }>();
+  const firstUserText = new Map<string, string | null>();
+  const prevTime = new Map<AgentKey, number>();
+  let lastTimestamp: number | null = null;
+
+  entries.forEach((entry, i) => {
+    const { rec, agentKey } = entry;
+    const ts = rec.timestamp;
+    if (ts !== null) {
+      lastTimestamp = lastTimestamp === null ? ts : Math.max(lastTimestamp, ts);
+      if (agentKey !== null) {
+        const span = agentSpan.get(agentKey);
+        if (span === undefined) agentSpan.set(agentKey, { start: ts, end: ts });
+        else {
+          span.start = Math.min(span.start, ts);
+          span.end = Math.max(span.end, ts);
+        }
+      }
+    }
+    if (agentKey !== null && rec.type === 'user' && !firstUserText.has(agentKey)) firstUserText.set(agentKey, rec.text);
+    if (rec.type === 'assistant' && isCall(rec)) {
+      const key = responseKey(rec);
+      const time = ts ?? prevTime.get(agentKey) ?? 0;
+      if (key !== null) {
+        let r = responses.get(key);
+        if (r === undefined) {
+          const parentTime = rec.parentUuid === null ? undefined : state.uuidTime.get(rec.parentUuid);
+          const answered = parentTime !== undefined && parentTime <= time ? parentTime : (prevTime.get(agentKey) ?? time);
+          r = {
+            key,
+            messageId: rec.messageId ?? key,
+            requestId: rec.requestId,
+            model: rec.model,
+            agentKey,
+            turnIndex: agentKey === null ? (turnOf[i] ?? -1) : -1,
+            startTime: Math.min(answered, time),
+            endTime: time,
+            usage: rec.usage === null ? null : { ...rec.usage },
+            stopReason: rec.stopReason,
+            isApiError: rec.isApiError,
+            errorType: rec.errorType,
+            toolUseIds: [],
+          };
+          responses.set(key, r);
+        } else {
+          r.endTime = Math.max(r.endTime, time);
+          r.stopReason = rec.stopReason ?? r.stopReason;
+          if (rec.usage !== null) {
+            if (r.usage === null) r.usage = { ...rec.usage };
+            else {
+              // Every line repeats the response's usage; output is a running count.
+              r.usage.output = Math.max(r.usage.output, rec.usage.output);
+              r.usage.input = Math.max(r.usage.input, rec.usage.input);
+              r.usage.cacheRead = Math.max(r.usage.cacheRead, rec.usage.cacheRead);
+              r.usage.cacheWrite = Math.max(r.usage.cacheWrite, rec.usage.cacheWrite);
+              r.usage.cacheWrite1h = Math.max(r.usage.cacheWrite1h, rec.usage.cacheWrite1h);
+            }
+          }
+        }
+        for (const use of rec.toolUses) if (!r.toolUseIds.includes(use.id)) r.toolUseIds.push(use.id);
+      }
+      for (const use of rec.toolUses) {
+        if (tools.has(use.id)) continue;
+        tools.set(use.id, {
+          id: use.id,
+          name: use.name,
+          input: use.input,
+          label: toolLabel(use.name, use.input, rec.cwd),
+          agentKey,
+          turnIndex: agentKey === null ? (turnOf[i] ?? -1) : -1,
+          responseKey: key,
+          startTime: time,
+          endTime: null,
+          status: 'running',
+          errorType: null,
+          output: null,
+          spawnedAgentKey: null,
+        });
+      }
+    } else if (rec.type === 'user') {
+      for (const result of rec.toolResults) {
+        if (results.has(result.toolUseId)) continue;
+        results.set(result.toolUseId, {
+          time: ts,
+          isError: result.isError,
+          rejected: rec.rejected,
+          text: result.text,
+          asyncLaunched: rec.resultAsyncLaunched,
+        });
+        if (rec.resultAgentId !== null && !agentLinks.has(rec.resultAgentId)) agentLinks.set(rec.resultAgentId, result.toolUseId);
+      }
+    }
+    if (ts !== null) prevTime.set(agentKey, ts);
+  });
+
+  const agents = linkAgents(state, tools, agentLinks, agentSpan, firstUserText);
+  assignAgentTurns(agents, tools, responses, turns);
+  closeTools(tools, results, agents);
+
+  for (const r of responses.values()) {
+    const turn = turns[r.turnIndex];
+    if (turn === undefined) continue;
+    turn.responseKeys.push(r.key);
+    addUsage(turn.tokens, r);
+    if (r.agentKey !== null) {
+      const agent = agents.get(r.agentKey);
+      if (agent !== undefined) {
+        agent.responseKeys.push(r.key);
+        addUsage(agent.tokens, r);
+      }
+    }
+    if (r.endTime > turn.endTime) turn.endTime = r.endTime;
+  }
+  for (const t of tools.values()) {
+    const turn = turns[t.turnIndex];
+    if (turn === undefined) continue;
+    turn.toolIds.push(t.id);
+    if (t.endTime !== null && t.endTime > turn.endTime) turn.endTime = t.endTime;
+  }
+  for (const a of agents.values()) {
+    const turn = a.turnIndex === null ? undefined : turns[a.turnIndex];
+    if (turn === undefined) continue;
+    turn.agentKeys.push(a.key);
+    if (a.endTime !== null && a.endTime > turn.endTime) turn.endTime = a.endTime;
+  }
+  const recordsOfTurn: TranscriptRecord[][] = turns.map(() => []);
+  entries.forEach((e, i) => {
+    if (e.agentKey === null) recordsOfTurn[turnOf[i] ?? -1]?.push(e.rec);
+  });
+  turns.forEach((turn, index) => {
+    const openTools = turn.toolIds.filter((id) => {
+      const t = tools.get(id);
+      return t !== undefined && t.agentKey === null && t.status === 'running';
+    }).length;
+    const verdict = classifyTurnEnd(recordsOfTurn[index] ?? [], openTools, index === turns.length - 1);
+    turn.endState = verdict.state;
+    turn.errorType = verdict.errorType;
+  });
+
+  let contextWindow = DEFAULT_CONTEXT_WINDOW;
+  for (const r of responses.values()) {
+    if (r.agentKey === null && r.usage !== null && totalInput(r.usage) > DEFAULT_CONTEXT_WINDOW) contextWindow = LARGE_CONTEXT_WINDOW;
+  }
+
+  return {
+    sessionId: state.sessionId,
+    file: state.file,
+    turns,
+    responses,
+    tools,
+    agents,
+    contextWindow,
+    lastTimestamp,
+    warnings: state.warnings,
+    ignoredLines: state.ignoredLines,
+  };
+}
+
+function linkAgents(
+  state: SessionState,
+  tools: Map<string, ToolCall>,
+  agentLinks: Map<string, string>,
+  agentSpan: Map<string, { start: number; end: number }>,
+  firstUserText: Map<string, string | null>,
+): Map<string, SubAgent> {
+  const keys = new Set<string>([...agentSpan.keys(), ...state.agentFiles.keys(), ...state.metas.keys()]);
+  const agents = new Map<string, SubAgent>();
+  const linkedCalls = new Set<string>();
+  // Inline sidechains are matched last, by prompt text, against calls still free.
+  const ordered = [...keys].sort((a, b) => Number(a.startsWith('sidechain:')) - Number(b.startsWith('sidechain:')));
+  const spawnCalls = [...tools.values()].filter((t) => SPAWN_TOOLS.has(t.name)).sort((a, b) => a.startTime - b.startTime);
+
+  for (const key of ordered) {
+    const inline = key.startsWith('sidechain:');
+    const agentId = inline ? null : key;
+    const meta = agentId === null ? undefined : state.metas.get(agentId);
+    const firstText = firstUserText.get(key) ?? null;
+    const internal =
+      (agentId !== null && INTERNAL_AGENT_PREFIXES.some((p) => agentId.startsWith(p))) || firstText?.trim() === 'Warmup';
+    let toolUseId: string | null = null;
+    if (!internal) {
+      if (agentId !== null) {
+        toolUseId = meta?.toolUseId ?? agentLinks.get(agentId) ?? state.progressLinks.get(agentId) ?? null;
+      } else {
+        const prompt = state.chainPrompt.get(key);
+        const call = spawnCalls.find((t) => !linkedCalls.has(t.id) && t.input.prompt === prompt);
+        toolUseId = call?.id ?? null;
+      }
+      if (toolUseId !== null && (linkedCalls.has(toolUseId) || !tools.has(toolUseId))) {
+        toolUseId = tools.has(toolUseId) ? null : toolUseId;
+      }
+    }
+    const call = toolUseId === null ? undefined : tools.get(toolUseId);
+    if (call !== undefined) {
+      linkedCalls.add(call.id);
+      call.spawnedAgentKey = key;
+    }
+    const span = agentSpan.get(key);
+    const subagentType = call?.input.subagent_type;
+    agents.set(key, {
+      key,
+      agentId,
+      agentType:
+        typeof subagentType === 'string' ? subagentType : (meta?.agentType ?? (internal ? internalType(key, firstText) : 'general-purpose')),
+      description: typeof call?.input.description === 'string' ? call.input.description : (meta?.description ?? null),
+      toolUseId,
+      internal,
+      turnIndex: null,
+      startTime: span?.start ?? null,
+      endTime: span?.end ?? null,
+      tokens: emptyTotals(),
+      responseKeys: [],
+      file: state.agentFiles.get(key) ?? state.file,
+    });
+  }
+  return agents;
+}
+
+function internalType(key: string, firstText: string | null): string {
+  if (key.startsWith('acompact')) return 'compact';
+  if (key.startsWith('aprompt_suggestion')) return 'prompt_suggestion';
+  return firstText?.trim() === 'Warmup' ? 'warmup' : 'internal';
+}
+
+/** Sub-agent work belongs to the turn of the call that spawned it, at any depth. */
+function assignAgentTurns(
+  agents: Map<string, SubAgent>,
+  tools: Map<string, ToolCall>,
+  responses: Map<string, ApiResponse>,
+  turns: Turn[],
+): void {
+  const resolving = new Set<string>();
+  const turnOfAgent = (key: string): number | null => {
+    const agent = agents.get(key);
+    if (agent === undefined) return null;
+    if (agent.turnIndex !== null) return agent.turnIndex;
+    if (resolving.has(key)) return null;
+    resolving.add(key);
+    let index: number | null = null;
+    const call = agent.toolUseId === null ? undefined : tools.get(agent.toolUseId);
+    if (call !== undefined) index = call.agentKey === null ? call.turnIndex : turnOfAgent(call.agentKey);
+    // Unlinked and internal agents: the turn running when they started.
+    if ((index === null || index < 0) && agent.startTime !== null) index = turnAt(turns, agent.startTime);
+    agent.turnIndex = index;
+    return index;
+  };
+  for (const key of agents.keys()) turnOfAgent(key);
+  for (const t of tools.values()) if (t.agentKey !== null) t.turnIndex = agents.get(t.agentKey)?.turnIndex ?? -1;
+  for (const r of responses.values()) if (r.agentKey !== null) r.turnIndex = agents.get(r.agentKey)?.turnIndex ?? -1;
+}
+
+function turnAt(turns: Turn[], time: number): number | null {
+  let found: number | null = null;
+  for (const turn of turns) if (turn.startTime <= time) found = turn.index;
+  return found ?? (turns.length > 0 ? 0 : null);
+}
+
+function closeTools(tools: Map<string, ToolCall>, results: Map<string, ResultInfo>, agents: Map<string, SubAgent>): void {
+  for (const tool of tools.values()) {
+    const result = results.get(tool.id);
+    if (result === undefined) continue;
+    let end = Math.max(result.time ?? tool.startTime, tool.startTime);
+    // An async launch is acknowledged at once; the agent's own work ends later.
+    const agent = tool.spawnedAgentKey === null ? undefined : agents.get(tool.spawnedAgentKey);
+    if (result.asyncLaunched && agent?.endTime != null) end = Math.max(end, agent.endTime);
+    tool.endTime = end;
+    tool.output = result.text;
+    tool.status = result.isError ? 'error' : 'success';
+    tool.errorType = result.isError ? (result.rejected ? 'rejected' : 'tool_error') : null;
+  }
+}

@@ -1,0 +1,222 @@
+// One transcript line → one TranscriptRecord, or a reason it is not one.
+// Pure: no I/O. Unknown record types and keys are ignored, wrong field types
+// read as "missing" rather than failing the line.
+import {
+  MAX_KEPT_TEXT,
+  type AssistantRecord,
+  type ProgressRecord,
+  type SystemRecord,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  type TranscriptRecord,
+  type Usage,
+  type UserRecord,
+} from './records.js';
+
+export type ParseOutcome =
+  | { kind: 'record'; record: TranscriptRecord }
+  /** Valid JSON of a type ccotel does not use (summary, file-history-snapshot, …). */
+  | { kind: 'ignored' }
+  | { kind: 'malformed'; reason: string };
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+/**
+ * Text kept per field. Module state set per parse call: parsing is synchronous,
+ * and threading it through every helper would obscure the projection.
+ */
+let limit = MAX_KEPT_TEXT;
+const clip = (s: string): string => (s.length > limit ? s.slice(0, limit) : s);
+
+/** Long strings inside tool inputs (Write contents, Edit strings) are clipped too. */
+function clipInput(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return clip(value);
+  if (depth > 8 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.slice(0, 200).map((v) => clipInput(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = clipInput(v, depth + 1);
+  return out;
+}
+
+function parseTimestamp(v: unknown): number | null {
+  if (typeof v !== 'string') return null;
+  const ms = Date.parse(v);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+function textOf(content: unknown): string | null {
+  if (typeof content === 'string') return clip(content);
+  if (!Array.isArray(content)) return null;
+  const parts: string[] = [];
+  for (const block of content) {
+    if (isObject(block) && block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+  }
+  return parts.length > 0 ? clip(parts.join('\n')) : null;
+}
+
+/** Tool result content is a string or an array of text/image/tool_reference parts. */
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return clip(content);
+  if (!Array.isArray(content)) return '';
+  const parts: string[] = [];
+  for (const part of content) {
+    if (!isObject(part)) continue;
+    if (part.type === 'text' && typeof part.text === 'string') parts.push(part.text);
+    else if (part.type === 'image') parts.push('[image]');
+    else if (part.type === 'tool_reference' && typeof part.tool_name === 'string') parts.push(`[tool ${part.tool_name}]`);
+  }
+  return clip(parts.join('\n'));
+}
+
+function parseUsage(v: unknown): Usage | null {
+  if (!isObject(v)) return null;
+  const creation = isObject(v.cache_creation) ? v.cache_creation : {};
+  return {
+    input: num(v.input_tokens) ?? 0,
+    output: num(v.output_tokens) ?? 0,
+    cacheRead: num(v.cache_read_input_tokens) ?? 0,
+    cacheWrite: num(v.cache_creation_input_tokens) ?? 0,
+    cacheWrite1h: num(creation.ephemeral_1h_input_tokens) ?? 0,
+  };
+}
+
+function base(o: Json) {
+  const forked = isObject(o.forkedFrom) ? str(o.forkedFrom.sessionId) : null;
+  return {
+    uuid: str(o.uuid),
+    parentUuid: str(o.parentUuid),
+    timestamp: parseTimestamp(o.timestamp),
+    sessionId: str(o.sessionId),
+    isSidechain: o.isSidechain === true,
+    agentId: str(o.agentId),
+    cwd: str(o.cwd),
+    gitBranch: str(o.gitBranch),
+    version: str(o.version),
+    forkedFromSessionId: forked,
+  };
+}
+
+const REJECTION = /user (doesn't want to proceed|rejected tool use)/i;
+
+function parseUser(o: Json): UserRecord {
+  const message = isObject(o.message) ? o.message : {};
+  const content = message.content;
+  const toolResults: ToolResultBlock[] = [];
+  if (Array.isArray(content)) {
+    for (const block of content) {
+      if (isObject(block) && block.type === 'tool_result' && typeof block.tool_use_id === 'string') {
+        toolResults.push({ toolUseId: block.tool_use_id, isError: block.is_error === true, text: resultText(block.content) });
+      }
+    }
+  }
+  const tur = o.toolUseResult;
+  const resultAgentId = isObject(tur) ? str(tur.agentId) : null;
+  const rejectedByString = typeof tur === 'string' && REJECTION.test(tur);
+  const rejectedByText = toolResults.some((r) => r.isError && REJECTION.test(r.text));
+  return {
+    type: 'user',
+    ...base(o),
+    isMeta: o.isMeta === true,
+    isCompactSummary: o.isCompactSummary === true,
+    text: toolResults.length > 0 ? null : textOf(content),
+    toolResults,
+    resultAgentId,
+    resultAsyncLaunched: isObject(tur) && tur.status === 'async_launched',
+    rejected: rejectedByString || rejectedByText,
+  };
+}
+
+function parseAssistant(o: Json): AssistantRecord {
+  const message = isObject(o.message) ? o.message : {};
+  const model = str(message.model);
+  const isApiError = o.isApiErrorMessage === true;
+  const synthetic = isApiError || model === '<synthetic>';
+  const toolUses: ToolUseBlock[] = [];
+  let hasText = false;
+  if (Array.isArray(message.content)) {
+    for (const block of message.content) {
+      if (!isObject(block)) continue;
+      if (block.type === 'tool_use' && typeof block.id === 'string') {
+        toolUses.push({
+          id: block.id,
+          name: str(block.name) ?? 'unknown',
+          input: isObject(block.input) ? (clipInput(block.input) as Record<string, unknown>) : {},
+        });
+      } else if (block.type === 'text') hasText = true;
+    }
+  }
+  return {
+    type: 'assistant',
+    ...base(o),
+    messageId: str(message.id),
+    requestId: str(o.requestId),
+    model,
+    stopReason: str(message.stop_reason),
+    usage: synthetic ? null : parseUsage(message.usage),
+    isApiError,
+    errorType: isApiError ? (str(o.error) ?? 'api_error') : null,
+    toolUses,
+    hasText,
+    text: textOf(message.content),
+  };
+}
+
+function parseSystem(o: Json): SystemRecord {
+  return { type: 'system', ...base(o), subtype: str(o.subtype), durationMs: num(o.durationMs) };
+}
+
+function parseEmbedded(o: Json, agentId: string | null, sessionId: string | null): UserRecord | AssistantRecord | null {
+  const inner = o.message;
+  if (!isObject(inner) || agentId === null) return null;
+  // The copy lacks the envelope: it inherits the sub-agent's identity.
+  const envelope: Json = { ...inner, isSidechain: true, agentId, sessionId: inner.sessionId ?? sessionId };
+  if (inner.type === 'user') return parseUser(envelope);
+  if (inner.type === 'assistant') return parseAssistant(envelope);
+  return null;
+}
+
+function parseProgress(o: Json): ProgressRecord {
+  const data = isObject(o.data) ? o.data : {};
+  const dataType = str(data.type);
+  const progressAgentId = str(data.agentId);
+  return {
+    type: 'progress',
+    ...base(o),
+    dataType,
+    progressAgentId,
+    parentToolUseId: str(o.parentToolUseID),
+    embedded: dataType === 'agent_progress' ? parseEmbedded(data, progressAgentId, str(o.sessionId)) : null,
+  };
+}
+
+export interface ParseOptions {
+  /** Characters kept per text field and per string inside tool inputs. */
+  textLimit?: number;
+}
+
+/** Parse one complete line (without its newline). Blank lines are the caller's to skip. */
+export function parseRecord(line: string, options: ParseOptions = {}): ParseOutcome {
+  limit = options.textLimit ?? MAX_KEPT_TEXT;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (err) {
+    return { kind: 'malformed', reason: `invalid JSON: ${(err as Error).message}` };
+  }
+  if (!isObject(value)) return { kind: 'malformed', reason: 'not a JSON object' };
+  switch (value.type) {
+    case 'user':
+      return { kind: 'record', record: parseUser(value) };
+    case 'assistant':
+      return { kind: 'record', record: parseAssistant(value) };
+    case 'system':
+      return { kind: 'record', record: parseSystem(value) };
+    case 'progress':
+      return { kind: 'record', record: parseProgress(value) };
+    default:
+      return { kind: 'ignored' };
+  }
+}

@@ -1,0 +1,103 @@
+// The projection of one transcript line that the rest of ccotel reads.
+// Real lines carry far more (see shared research transcript-format.md); we keep
+// only what the waterfall, the spans and the live state need, so that large
+// payloads (file contents, base64 images) are dropped right after parsing.
+
+/** Token usage of one API response, as written on an assistant line. */
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  /** cache_creation_input_tokens: all cache writes, whatever their TTL. */
+  cacheWrite: number;
+  /** Part of cacheWrite written with the 1-hour TTL (priced higher). */
+  cacheWrite1h: number;
+}
+
+export interface ToolUseBlock {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+export interface ToolResultBlock {
+  toolUseId: string;
+  isError: boolean;
+  /** Result text, truncated to MAX_KEPT_TEXT characters. */
+  text: string;
+}
+
+/** Fields every chain record may carry. Missing data stays missing. */
+interface BaseRecord {
+  uuid: string | null;
+  parentUuid: string | null;
+  /** Epoch milliseconds, or null when the line has no (valid) timestamp. */
+  timestamp: number | null;
+  sessionId: string | null;
+  isSidechain: boolean;
+  agentId: string | null;
+  cwd: string | null;
+  gitBranch: string | null;
+  version: string | null;
+  /** Set on history copied into a forked session. */
+  forkedFromSessionId: string | null;
+}
+
+export interface UserRecord extends BaseRecord {
+  type: 'user';
+  isMeta: boolean;
+  isCompactSummary: boolean;
+  /** Text of a string content or of the text blocks, truncated. Null if none. */
+  text: string | null;
+  toolResults: ToolResultBlock[];
+  /** toolUseResult.agentId of a Task/Agent result (2.0.x+). */
+  resultAgentId: string | null;
+  /** toolUseResult.status === 'async_launched': the agent keeps running. */
+  resultAsyncLaunched: boolean;
+  /** toolUseResult given as a string naming a rejection ("User rejected tool use"). */
+  rejected: boolean;
+}
+
+export interface AssistantRecord extends BaseRecord {
+  type: 'assistant';
+  messageId: string | null;
+  requestId: string | null;
+  model: string | null;
+  stopReason: string | null;
+  /** Null on synthetic API-error lines: they carry no real usage. */
+  usage: Usage | null;
+  isApiError: boolean;
+  /** `error` field of an API-error line ("rate_limit", …) or null. */
+  errorType: string | null;
+  toolUses: ToolUseBlock[];
+  /** True when the line holds a text block (a final answer candidate). */
+  hasText: boolean;
+  /** Text of the line's text blocks, truncated. */
+  text: string | null;
+}
+
+export interface SystemRecord extends BaseRecord {
+  type: 'system';
+  subtype: string | null;
+  /** turn_duration's durationMs. */
+  durationMs: number | null;
+}
+
+export interface ProgressRecord extends BaseRecord {
+  type: 'progress';
+  dataType: string | null;
+  /** agent_progress: the sub-agent's id and the spawning tool_use id. */
+  progressAgentId: string | null;
+  parentToolUseId: string | null;
+  /**
+   * agent_progress (2.1.x) carries a full copy of one sub-agent record. When the
+   * agent's own file is missing this copy is the only trace of its work; when it
+   * is present the copy has the same uuid and is dropped as a duplicate.
+   */
+  embedded: UserRecord | AssistantRecord | null;
+}
+
+export type TranscriptRecord = UserRecord | AssistantRecord | SystemRecord | ProgressRecord;
+
+/** Text kept per field in the model; content capture truncates further. */
+export const MAX_KEPT_TEXT = 4096;

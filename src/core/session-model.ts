@@ -1,0 +1,114 @@
+// What a session is once its records are folded: turns, API responses, tool
+// calls and sub-agents, linked the way the real files link them.
+import type { Usage } from './records.js';
+import type { ReadWarning } from './waterfall-row.js';
+
+export type TurnEndState = 'completed' | 'api_error' | 'interrupted' | 'open';
+
+/** Key of the agent a record belongs to; null is the main thread. */
+export type AgentKey = string | null;
+
+export interface ApiResponse {
+  /** message.id, plus ":" + requestId when present (usage is counted once per key). */
+  key: string;
+  messageId: string;
+  requestId: string | null;
+  model: string | null;
+  agentKey: AgentKey;
+  turnIndex: number;
+  /** Time of the event the response answered (its first line's parent). */
+  startTime: number;
+  /** Time of its last line. */
+  endTime: number;
+  /** Deduplicated usage (output = max over the lines); null for synthetic errors. */
+  usage: Usage | null;
+  stopReason: string | null;
+  isApiError: boolean;
+  errorType: string | null;
+  toolUseIds: string[];
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  label: string;
+  agentKey: AgentKey;
+  turnIndex: number;
+  responseKey: string | null;
+  startTime: number;
+  /** Null while no result has been written. */
+  endTime: number | null;
+  status: 'running' | 'success' | 'error';
+  /** 'tool_error' or 'rejected' when status is error. */
+  errorType: string | null;
+  output: string | null;
+  /** The sub-agent this call spawned (Task/Agent), once linked. */
+  spawnedAgentKey: AgentKey;
+}
+
+export interface TokenTotals {
+  /** input + cache read + cache write. */
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cacheWrite1h: number;
+}
+
+export interface SubAgent {
+  key: string;
+  /** Claude Code's agentId; null for 1.0.x inline sidechains. */
+  agentId: string | null;
+  /** subagent_type of the spawning call, or the meta file's agentType. */
+  agentType: string;
+  description: string | null;
+  /** The Task/Agent tool call that spawned it; null if unlinked or internal. */
+  toolUseId: string | null;
+  /** Internal side calls (acompact, aprompt_suggestion, Warmup): never children of a call. */
+  internal: boolean;
+  turnIndex: number | null;
+  startTime: number | null;
+  endTime: number | null;
+  /** The agent's own responses, each once. */
+  tokens: TokenTotals;
+  responseKeys: string[];
+  file: string;
+}
+
+export interface Turn {
+  index: number;
+  /** uuid of the prompt record: the trace id is derived from it. */
+  promptUuid: string;
+  promptText: string | null;
+  startTime: number;
+  /** Last event of the turn, sub-agents included. */
+  endTime: number;
+  endState: TurnEndState;
+  /** error type of the API error that ended the turn. */
+  errorType: string | null;
+  cwd: string | null;
+  gitBranch: string | null;
+  version: string | null;
+  /** All of the turn's responses and calls, sub-agents included. */
+  responseKeys: string[];
+  toolIds: string[];
+  agentKeys: string[];
+  tokens: TokenTotals;
+}
+
+export interface SessionModel {
+  sessionId: string;
+  file: string;
+  turns: Turn[];
+  responses: Map<string, ApiResponse>;
+  tools: Map<string, ToolCall>;
+  agents: Map<string, SubAgent>;
+  /** 200k unless a main-thread response went past it (then 1M). */
+  contextWindow: number;
+  /** Last timestamp seen anywhere in the session. */
+  lastTimestamp: number | null;
+  warnings: ReadWarning[];
+  /** Lines that parsed but were of no use (unknown types etc.). */
+  ignoredLines: number;
+}

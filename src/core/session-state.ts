@@ -1,0 +1,134 @@
+// Folding records into session state: step() takes each parsed line of any of
+// the session's files, in any order the files are read; finish() (assemble.ts)
+// derives turns, calls and agents from it. The one-shot converter and the live
+// daemon share this reducer. step() mutates the state in place: sessions can
+// hold hundreds of thousands of records and copying per line would be quadratic.
+import type { ParseOutcome } from './parse-record.js';
+import type { TranscriptRecord, UserRecord, AssistantRecord } from './records.js';
+import type { AgentKey } from './session-model.js';
+import type { ReadWarning } from './waterfall-row.js';
+
+/** Where a line came from: the session's main file or a sub-agent file. */
+export interface LineSource {
+  file: string;
+  /** agentId from an `agent-<id>.jsonl` file name; null for the main file. */
+  agentId: string | null;
+}
+
+/** The `agent-<id>.meta.json` sidecar (later 2.1.x). */
+export interface AgentMeta {
+  agentId: string;
+  agentType: string | null;
+  description: string | null;
+  toolUseId: string | null;
+  parentAgentId: string | null;
+}
+
+export interface Entry {
+  rec: TranscriptRecord;
+  agentKey: AgentKey;
+  file: string;
+  line: number;
+}
+
+export interface SessionState {
+  sessionId: string;
+  file: string;
+  entries: Entry[];
+  seenUuids: Set<string>;
+  /** Timestamps of every uuid seen, copied history included: responses answer them. */
+  uuidTime: Map<string, number>;
+  /** 1.0.x inline sidechains: uuid → chain key, and each chain's root prompt. */
+  chainOf: Map<string, string>;
+  chainPrompt: Map<string, string>;
+  agentFiles: Map<string, string>;
+  metas: Map<string, AgentMeta>;
+  /** agentId → spawning tool_use id from agent_progress records. */
+  progressLinks: Map<string, string>;
+  warnings: ReadWarning[];
+  ignoredLines: number;
+  /** Lines of history copied from another session (forkedFrom) or repeated uuids. */
+  duplicateLines: number;
+}
+
+export function createSessionState(sessionId: string, file: string): SessionState {
+  return {
+    sessionId,
+    file,
+    entries: [],
+    seenUuids: new Set(),
+    uuidTime: new Map(),
+    chainOf: new Map(),
+    chainPrompt: new Map(),
+    agentFiles: new Map(),
+    metas: new Map(),
+    progressLinks: new Map(),
+    warnings: [],
+    ignoredLines: 0,
+    duplicateLines: 0,
+  };
+}
+
+export function registerAgentFile(state: SessionState, agentId: string, file: string): void {
+  if (!state.agentFiles.has(agentId)) state.agentFiles.set(agentId, file);
+}
+
+export function addAgentMeta(state: SessionState, meta: AgentMeta): void {
+  state.metas.set(meta.agentId, meta);
+}
+
+/** Inline (1.0.x) sidechains have no agentId: a chain is a root and its uuid descendants. */
+function sidechainKey(state: SessionState, rec: TranscriptRecord): string {
+  const parent = rec.parentUuid === null ? undefined : state.chainOf.get(rec.parentUuid);
+  const key = parent ?? `sidechain:${rec.uuid ?? `${state.entries.length}`}`;
+  if (parent === undefined && rec.type === 'user' && rec.text !== null) state.chainPrompt.set(key, rec.text);
+  if (rec.uuid !== null) state.chainOf.set(rec.uuid, key);
+  return key;
+}
+
+function agentKeyOf(state: SessionState, source: LineSource, rec: TranscriptRecord): AgentKey {
+  if (source.agentId !== null) return source.agentId;
+  if (!rec.isSidechain) return null;
+  return rec.agentId ?? sidechainKey(state, rec);
+}
+
+function accept(state: SessionState, source: LineSource, line: number, rec: TranscriptRecord, agentKey?: AgentKey): void {
+  if (rec.uuid !== null && rec.timestamp !== null && !state.uuidTime.has(rec.uuid)) state.uuidTime.set(rec.uuid, rec.timestamp);
+  // History copied into a fork belongs to the session it came from.
+  if (rec.forkedFromSessionId !== null) {
+    state.duplicateLines += 1;
+    return;
+  }
+  if (rec.uuid !== null) {
+    if (state.seenUuids.has(rec.uuid)) {
+      state.duplicateLines += 1;
+      return;
+    }
+    state.seenUuids.add(rec.uuid);
+  }
+  state.entries.push({ rec, agentKey: agentKey === undefined ? agentKeyOf(state, source, rec) : agentKey, file: source.file, line });
+}
+
+/** Fold one parsed line into the state. */
+export function step(state: SessionState, source: LineSource, line: number, outcome: ParseOutcome): void {
+  if (outcome.kind === 'malformed') {
+    state.warnings.push({ file: source.file, line, reason: outcome.reason });
+    return;
+  }
+  if (outcome.kind === 'ignored') {
+    state.ignoredLines += 1;
+    return;
+  }
+  const rec = outcome.record;
+  if (rec.type === 'progress') {
+    if (rec.progressAgentId !== null && rec.parentToolUseId !== null && !state.progressLinks.has(rec.progressAgentId)) {
+      state.progressLinks.set(rec.progressAgentId, rec.parentToolUseId);
+    }
+    const copy: UserRecord | AssistantRecord | null = rec.embedded;
+    if (copy !== null && rec.progressAgentId !== null) accept(state, source, line, copy, rec.progressAgentId);
+    // The progress line itself only marks time passing in the parent.
+    if (rec.timestamp !== null && rec.uuid !== null && !state.uuidTime.has(rec.uuid)) state.uuidTime.set(rec.uuid, rec.timestamp);
+    return;
+  }
+  accept(state, source, line, rec);
+}

@@ -1,0 +1,60 @@
+// How a turn ended, read the way the live-state seed says: a sidechain finish
+// is no hand-off, API errors are their own state, and a completion holds only
+// if nothing later supersedes it.
+import type { TranscriptRecord } from './records.js';
+import type { TurnEndState } from './session-model.js';
+
+const INTERRUPT = /^\[Request interrupted by user/;
+const TURN_END_SUBTYPES = new Set(['turn_duration', 'stop_hook_summary']);
+
+export interface TurnVerdict {
+  state: TurnEndState;
+  errorType: string | null;
+}
+
+/**
+ * @param records the turn's main-thread records in file order
+ * @param openTools main-thread calls of the turn without a result
+ * @param isLast whether a later prompt has superseded the turn
+ */
+export function classifyTurnEnd(records: TranscriptRecord[], openTools: number, isLast: boolean): TurnVerdict {
+  let last: 'assistant' | 'result' | 'none' = 'none';
+  let lastHadToolUse = false;
+  let lastApiError: string | null = null;
+  let interrupted = false;
+  let endMarker = false;
+  let endTurnStop = false;
+  for (const rec of records) {
+    if (rec.isSidechain) continue;
+    if (rec.type === 'assistant') {
+      if (rec.isApiError) {
+        lastApiError = rec.errorType ?? 'api_error';
+      } else if (rec.model === '<synthetic>') {
+        continue;
+      } else {
+        lastApiError = null;
+      }
+      last = 'assistant';
+      lastHadToolUse = rec.toolUses.length > 0;
+      endTurnStop = rec.stopReason === 'end_turn';
+      interrupted = false;
+      endMarker = false;
+    } else if (rec.type === 'user') {
+      if (rec.toolResults.length > 0) {
+        last = 'result';
+        endMarker = false;
+        endTurnStop = false;
+      } else if (rec.text !== null && INTERRUPT.test(rec.text)) interrupted = true;
+    } else if (rec.type === 'system' && rec.subtype !== null && TURN_END_SUBTYPES.has(rec.subtype)) {
+      endMarker = true;
+    }
+  }
+  if (lastApiError !== null && last === 'assistant') return { state: 'api_error', errorType: lastApiError };
+  if (interrupted) return { state: 'interrupted', errorType: null };
+  const unfinished = isLast ? 'open' : 'interrupted';
+  if (openTools > 0) return { state: unfinished, errorType: null };
+  if (endMarker || endTurnStop) return { state: 'completed', errorType: null };
+  if (last === 'assistant' && !lastHadToolUse) return { state: 'completed', errorType: null };
+  if (last === 'none') return { state: isLast ? 'open' : 'completed', errorType: null };
+  return { state: unfinished, errorType: null };
+}

@@ -1,0 +1,33 @@
+// The seed spec's output model, every field. Times are Unix milliseconds.
+
+export type RowStatus = 'running' | 'success' | 'error';
+
+export interface WaterfallRow {
+  /** tool_use id of the call (for agents: the Task/Agent call). */
+  id: string;
+  type: 'agent' | 'tool';
+  toolName: string;
+  /** Short, human, starts with the tool name: "Bash: npm test". */
+  label: string;
+  startTime: number;
+  endTime: number | null;
+  duration: number | null;
+  status: RowStatus;
+  /** id of the agent row this call ran inside; null on the main thread. */
+  parentAgentId: string | null;
+  input: Record<string, unknown>;
+  output: string | null;
+  /** input + cache_creation + cache_read of the response that issued the call. */
+  inputTokens: number;
+  outputTokens: number;
+  contextFillPercent: number;
+  /** Agent rows: the sub-agent's own usage, each response once. */
+  tokens?: { input: number; output: number };
+  children: WaterfallRow[];
+}
+
+export interface ReadWarning {
+  file: string;
+  line: number;
+  reason: string;
+}
