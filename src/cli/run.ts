@@ -1,13 +1,16 @@
 // Command dispatch, separate from the process wiring in main.ts so tests can
 // run commands in-process.
+import { readFileSync } from 'node:fs';
 import { CliError } from '../adapters/cli-error.js';
 import type { CommandIo } from './command-io.js';
 import { runShow } from './commands/show.js';
+import { runExportCommand } from './commands/export.js';
 
 type Command = (argv: string[], io: CommandIo) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
   show: runShow,
+  export: runExportCommand,
 };
 
 const HELP = `ccotel: Claude Code transcripts → OpenTelemetry traces and waterfalls
@@ -16,6 +19,7 @@ Usage: ccotel <command> [options]
 
 Commands:
   show <session>     draw a session as a waterfall (terminal, --json, --html FILE)
+  export [paths]     send sessions to an OTLP/HTTP endpoint (Jaeger, Tempo), one trace per turn
 
 Run 'ccotel <command> --help' for a command's options.
 `;

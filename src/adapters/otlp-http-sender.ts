@@ -1,0 +1,131 @@
+// Delivers one OTLP request and waits for the verdict. Retries what the OTLP
+// spec calls retryable (429, 502, 503, 504, network errors, timeouts) with
+// backoff, honouring Retry-After. We do not use the SDK exporter's transport:
+// its retries stop inside one timeout, and the batch processor then drops the
+// spans; a backfill and a daemon need to decide themselves when to give up.
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { promisify } from 'node:util';
+import { gzip as gzipCb } from 'node:zlib';
+
+const gzip = promisify(gzipCb);
+
+export interface SenderOptions {
+  /** Full URL of the traces endpoint (…/v1/traces). */
+  url: string;
+  headers: Record<string, string>;
+  contentType: string;
+  compression: 'gzip' | 'none';
+  /** Per-attempt timeout. */
+  timeoutMs: number;
+  /** Attempts after the first; Infinity retries until `signal` aborts. */
+  maxRetries: number;
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+  /** Ceiling for a server's Retry-After. */
+  maxRetryAfterMs: number;
+  /** TLS: CA bundle, client certificate and key (PEM), when set. */
+  tls?: { ca?: string; cert?: string; key?: string };
+  signal?: AbortSignal;
+  /** Told of each failed attempt that will be retried. */
+  onRetry?: (failure: AttemptFailure, delayMs: number, attempt: number) => void;
+}
+
+export interface AttemptFailure {
+  retryable: boolean;
+  /** HTTP status, or 0 for network errors and timeouts. */
+  status: number;
+  message: string;
+  retryAfterMs: number | null;
+}
+
+export type SendResult = { ok: true; attempts: number } | { ok: false; attempts: number; failure: AttemptFailure };
+
+const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
+
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+function attempt(body: Uint8Array, options: SenderOptions): Promise<AttemptFailure | null> {
+  return new Promise((resolve) => {
+    const url = new URL(options.url);
+    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const headers: Record<string, string> = {
+      ...options.headers,
+      'Content-Type': options.contentType,
+      'Content-Length': String(body.byteLength),
+      'User-Agent': 'ccotel',
+    };
+    if (options.compression === 'gzip') headers['Content-Encoding'] = 'gzip';
+    let settled = false;
+    const done = (f: AttemptFailure | null): void => {
+      if (settled) return;
+      settled = true;
+      resolve(f);
+    };
+    const req = request(
+      url,
+      { method: 'POST', headers, timeout: options.timeoutMs, ...(options.tls ?? {}), agent: false },
+      (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (err) => done({ retryable: true, status: 0, message: err.message, retryAfterMs: null }));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          if (status >= 200 && status < 300) return done(null);
+          const header = res.headers['retry-after'];
+          const text = Buffer.concat(chunks).toString('utf8').slice(0, 200).replace(/\s+/g, ' ').trim();
+          done({
+            retryable: RETRYABLE_STATUS.has(status),
+            status,
+            message: `HTTP ${status}${text === '' ? '' : `: ${text}`}`,
+            retryAfterMs: parseRetryAfter(Array.isArray(header) ? header[0] : header),
+          });
+        });
+      },
+    );
+    req.on('timeout', () => {
+      req.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      done({ retryable: true, status: 0, message: err.code === undefined ? err.message : `${err.code} ${err.message}`, retryAfterMs: null });
+    });
+    req.end(body);
+  });
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+export async function sendOtlp(payload: Uint8Array, options: SenderOptions): Promise<SendResult> {
+  const body = options.compression === 'gzip' ? await gzip(payload) : payload;
+  let backoff = options.initialBackoffMs;
+  for (let attempts = 1; ; attempts += 1) {
+    const failure = await attempt(body, options);
+    if (failure === null) return { ok: true, attempts };
+    const retriesLeft = attempts - 1 < options.maxRetries;
+    if (!failure.retryable || !retriesLeft || options.signal?.aborted === true) return { ok: false, attempts, failure };
+    // ±20 % jitter keeps many machines from retrying in lockstep against one Tempo.
+    const jittered = backoff * (0.8 + Math.random() * 0.4);
+    const delay = failure.retryAfterMs === null ? jittered : Math.min(failure.retryAfterMs, options.maxRetryAfterMs);
+    options.onRetry?.(failure, delay, attempts);
+    await sleep(delay, options.signal);
+    backoff = Math.min(backoff * 1.5, options.maxBackoffMs);
+  }
+}

@@ -1,0 +1,40 @@
+// The OTLP resource every span shares: service.name (default claude-code,
+// OTEL_SERVICE_NAME), host.name, OTEL_RESOURCE_ATTRIBUTES and --resource k=v
+// (later wins). One object for all spans: the serializer groups by identity.
+import { hostname } from 'node:os';
+import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import { CliError } from './cli-error.js';
+
+export const DEFAULT_SERVICE_NAME = 'claude-code';
+
+/** Parses `k=v,k2=v2` (values percent-decoded, as the OTel spec says). */
+export function parseKeyValueList(text: string, what: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of text.split(',')) {
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw new CliError(`${what}: expected key=value, got '${part.trim()}'`, 2);
+    const key = part.slice(0, eq).trim();
+    let value = part.slice(eq + 1).trim();
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      throw new CliError(`${what}: bad percent-encoding in value of '${key}'`, 2);
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+export interface ResourceSettings {
+  serviceName: string;
+  attributes: Record<string, string>;
+}
+
+export function buildResource(settings: ResourceSettings): Resource {
+  return resourceFromAttributes({
+    'host.name': hostname(),
+    ...settings.attributes,
+    'service.name': settings.serviceName,
+  });
+}

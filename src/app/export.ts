@@ -1,0 +1,152 @@
+// `ccotel export`: backfill transcripts as OTLP traces, one trace per turn.
+// Delivery is awaited batch by batch (≤ 512 spans); a turn is recorded in the
+// state file only once all its spans were accepted, so a failed run resends
+// exactly the turns that did not make it, with the same ids.
+import { writeFile } from 'node:fs/promises';
+import type { PriceTable } from '../core/pricing.js';
+import type { Settings } from '../core/settings.js';
+import type { SpanData } from '../core/span-data.js';
+import type { ReadWarning } from '../core/waterfall-row.js';
+import { findSessions, type SessionFiles } from '../adapters/session-files.js';
+import { CliError } from '../adapters/cli-error.js';
+import { loadExportState, saveExportState, type ExportState } from './export-state.js';
+import { sessionSpans } from './session-spans.js';
+import type { SpanSink } from './span-sink.js';
+
+export const MAX_BATCH_SPANS = 512;
+
+export interface ExportOptions {
+  paths: string[];
+  settings: Settings;
+  prices: PriceTable;
+  sink: SpanSink;
+  /** Only turns that started at or after this time (ms). */
+  since: number | null;
+  force: boolean;
+  /** Keep the state file untouched (dry runs and --out). */
+  readOnlyState: boolean;
+  onProgress?: (sessionsDone: number, sessionsTotal: number) => void;
+  onNote?: (note: string) => void;
+}
+
+export interface ExportSummary {
+  sessions: number;
+  turns: number;
+  turnsUnchanged: number;
+  turnsDuplicate: number;
+  spansSent: number;
+  /** Spans of the batch that could not be delivered (later ones were not attempted). */
+  spansFailed: number;
+  bytesSent: number;
+  requests: number;
+  warnings: ReadWarning[];
+  /** Why delivery stopped, when it did. */
+  failure: string | null;
+}
+
+interface PendingTurn {
+  traceId: string;
+  digest: string;
+  remaining: number;
+}
+
+async function collectSessions(paths: string[], settings: Settings): Promise<SessionFiles[]> {
+  const roots = paths.length > 0 ? paths : settings.projectsDirs;
+  const all: SessionFiles[] = [];
+  for (const root of roots) {
+    try {
+      all.push(...(await findSessions(root)));
+    } catch (err) {
+      // The default roots may not exist on a machine that never ran Claude Code.
+      if (paths.length === 0 && err instanceof CliError) continue;
+      throw err;
+    }
+  }
+  if (all.length === 0) throw new CliError(`no Claude Code transcripts found under ${roots.join(', ')}`, 3);
+  return all;
+}
+
+export async function runExport(options: ExportOptions): Promise<ExportSummary> {
+  const { settings, sink } = options;
+  const sessions = await collectSessions(options.paths, settings);
+  const stateDir = settings.stateDir ?? '.';
+  const loaded = await loadExportState(stateDir);
+  if (loaded.problem !== null) options.onNote?.(loaded.problem);
+  const state: ExportState = loaded.state;
+  const summary: ExportSummary = { sessions: sessions.length, turns: 0, turnsUnchanged: 0, turnsDuplicate: 0, spansSent: 0, spansFailed: 0, bytesSent: 0, requests: 0, warnings: [], failure: null };
+  const seenTraces = new Set<string>();
+  const unknownModels = new Set<string>();
+  let batch: SpanData[] = [];
+  let batchTurns: PendingTurn[] = [];
+  let stateDirty = false;
+
+  const flush = async (): Promise<boolean> => {
+    if (batch.length === 0) return true;
+    const spans = batch;
+    const turns = batchTurns;
+    batch = [];
+    batchTurns = [];
+    const result = await sink.send(spans);
+    summary.requests += result.attempts;
+    if (!result.ok) {
+      summary.spansFailed += spans.length;
+      summary.failure = `could not deliver spans to ${sink.description}: ${result.failure.message}`;
+      return false;
+    }
+    summary.spansSent += spans.length;
+    summary.bytesSent += result.bytes;
+    for (const turn of turns) {
+      if (turn.remaining === 0) {
+        state.turns[turn.traceId] = turn.digest;
+        stateDirty = true;
+      }
+    }
+    return true;
+  };
+
+  let done = 0;
+  let stopped = false;
+  for (const files of sessions) {
+    if (stopped) break;
+    const session = await sessionSpans(files, options.prices, { content: settings.content, maxAttributeBytes: settings.maxAttributeBytes });
+    summary.warnings.push(...session.model.warnings);
+    for (const m of session.unknownModels) {
+      if (!unknownModels.has(m)) options.onNote?.(`no price for model ${m}: its cost is left out`);
+      unknownModels.add(m);
+    }
+    for (const turn of session.turns) {
+      if (options.since !== null && turn.startTime < options.since) continue;
+      // The same history in a resumed or forked file: same prompt uuid, same trace.
+      if (seenTraces.has(turn.traceId)) {
+        summary.turnsDuplicate += 1;
+        continue;
+      }
+      seenTraces.add(turn.traceId);
+      summary.turns += 1;
+      if (!options.force && state.turns[turn.traceId] === turn.digest) {
+        summary.turnsUnchanged += 1;
+        continue;
+      }
+      const pending: PendingTurn = { traceId: turn.traceId, digest: turn.digest, remaining: turn.spans.length };
+      for (const span of turn.spans) {
+        batch.push(span);
+        pending.remaining -= 1;
+        if (batchTurns[batchTurns.length - 1] !== pending) batchTurns.push(pending);
+        if (batch.length >= MAX_BATCH_SPANS && !(await flush())) {
+          stopped = true;
+          break;
+        }
+      }
+      if (stopped) break;
+    }
+    done += 1;
+    options.onProgress?.(done, sessions.length);
+  }
+  if (!stopped && !(await flush())) stopped = true;
+  if (stateDirty && !options.readOnlyState) await saveExportState(stateDir, state);
+  return summary;
+}
+
+export async function resetOutFile(path: string): Promise<void> {
+  await writeFile(path, '', { mode: 0o600 });
+}

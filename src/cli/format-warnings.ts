@@ -1,0 +1,11 @@
+import type { ReadWarning } from '../core/waterfall-row.js';
+
+const SHOWN = 20;
+
+/** One line per bad transcript line (file:line: reason), the first 20, then a count. */
+export function formatWarnings(warnings: ReadWarning[]): string {
+  if (warnings.length === 0) return '';
+  const lines = warnings.slice(0, SHOWN).map((w) => `warning: ${w.file}:${w.line}: ${w.reason}\n`);
+  if (warnings.length > SHOWN) lines.push(`warning: … and ${warnings.length - SHOWN} more malformed lines\n`);
+  return lines.join('');
+}

@@ -1,0 +1,80 @@
+// Flags shared by the commands that export (export, watch, config check), and
+// their translation into raw setting values for the config loader.
+import type { FlagValues } from '../adapters/config-loader.js';
+import { CliError } from '../adapters/cli-error.js';
+import { parseKeyValueList } from '../adapters/resource.js';
+
+export const SETTINGS_FLAGS = {
+  endpoint: { type: 'string' },
+  protocol: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  compression: { type: 'string' },
+  timeout: { type: 'string' },
+  'service-name': { type: 'string' },
+  resource: { type: 'string', multiple: true },
+  content: { type: 'string' },
+  'max-attribute-bytes': { type: 'string' },
+  'state-dir': { type: 'string' },
+  'projects-dir': { type: 'string', multiple: true },
+  pricing: { type: 'string' },
+  config: { type: 'string' },
+  'ca-file': { type: 'string' },
+  'cert-file': { type: 'string' },
+  'key-file': { type: 'string' },
+  'log-level': { type: 'string' },
+  'idle-timeout': { type: 'string' },
+} as const;
+
+export const SETTINGS_HELP = `Export options (flags override the environment, which overrides the config file):
+  --endpoint URL           OTLP/HTTP endpoint (default http://localhost:4318; /v1/traces is appended)
+  --protocol P             http/protobuf (default) or http/json
+  --header K=V             extra request header, repeatable (OTEL_EXPORTER_OTLP_HEADERS)
+  --compression C          gzip or none
+  --timeout MS             per-request timeout in milliseconds (default 10000)
+  --ca-file F, --cert-file F, --key-file F   TLS CA bundle, client certificate and key
+  --service-name NAME      service.name (default claude-code; OTEL_SERVICE_NAME)
+  --resource K=V           resource attribute, repeatable (OTEL_RESOURCE_ATTRIBUTES)
+  --content MODE           none | labels (default) | full; secrets are scrubbed in every mode
+  --max-attribute-bytes N  cap for content attributes in full mode (default 2048)
+  --state-dir DIR          where state is kept (default $XDG_STATE_HOME/ccotel)
+  --projects-dir DIR       transcript root, repeatable (default $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects)
+  --pricing FILE           price table (default: bundled config/pricing.json)
+  --config FILE            config file (default $CCOTEL_CONFIG or $XDG_CONFIG_HOME/ccotel/config.json)
+`;
+
+/** "10m", "30s", "250ms", "1h"; a bare number is seconds. */
+export function parseDuration(text: string, flag: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (m === null) throw new CliError(`${flag}: expected a duration such as 30s, 10m or 1h, got '${text}'`, 2);
+  const n = Number(m[1]);
+  const unit = m[2] ?? 's';
+  const factor = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
+  return Math.round(n * factor);
+}
+
+type Values = { [K in keyof typeof SETTINGS_FLAGS]?: (typeof SETTINGS_FLAGS)[K] extends { multiple: true } ? string[] : string };
+
+export function settingsFromFlags(values: Values): { flags: FlagValues; configFile: string | undefined } {
+  const flags: FlagValues = {};
+  const put = (key: keyof FlagValues, v: unknown): void => {
+    if (v !== undefined) flags[key] = v;
+  };
+  put('endpoint', values.endpoint);
+  put('protocol', values.protocol);
+  if (values.header !== undefined) flags.headers = Object.assign({}, ...values.header.map((h) => parseKeyValueList(h, '--header')));
+  put('compression', values.compression);
+  put('timeoutMs', values.timeout);
+  put('serviceName', values['service-name']);
+  if (values.resource !== undefined) flags.resource = Object.assign({}, ...values.resource.map((r) => parseKeyValueList(r, '--resource')));
+  put('content', values.content);
+  put('maxAttributeBytes', values['max-attribute-bytes']);
+  put('stateDir', values['state-dir']);
+  put('projectsDirs', values['projects-dir']);
+  put('pricing', values.pricing);
+  put('tlsCa', values['ca-file']);
+  put('tlsCert', values['cert-file']);
+  put('tlsKey', values['key-file']);
+  put('logLevel', values['log-level']);
+  if (values['idle-timeout'] !== undefined) flags.idleTimeoutMs = parseDuration(values['idle-timeout'], '--idle-timeout');
+  return { flags, configFile: values.config };
+}

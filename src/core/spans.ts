@@ -1,0 +1,251 @@
+// Session model → spans, one trace per turn (see docs/spans.md):
+//   invoke_agent Claude Code (turn root)
+//   ├─ chat {model}                      one per API response
+//   ├─ execute_tool {tool}               one per call
+//   └─ execute_tool Agent|Task
+//      └─ invoke_agent {subagent_type}   its chats and calls below it, at any depth
+// Token totals of turns and agents go under claude_code.* so that summing
+// gen_ai.usage.* over chat spans never double counts.
+import { totalInput } from './assemble.js';
+import { sumCost, type SessionCosts } from './session-cost.js';
+import type { ApiResponse, SessionModel, SubAgent, TokenTotals, ToolCall, Turn } from './session-model.js';
+import type { AttributeValue, SpanData, SpanOptions } from './span-data.js';
+import { agentDescriptionAttrs, promptAttrs, toolContentAttrs, toolLabelFor } from './span-content.js';
+import { agentSpanIdFor, chatSpanIdFor, toolSpanIdFor, traceIdFor, turnSpanIdFor } from './span-ids.js';
+
+export const PROVIDER = 'anthropic';
+export const ROOT_AGENT_NAME = 'Claude Code';
+
+type Attrs = Record<string, AttributeValue>;
+
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+
+function costAttr(cost: number | null): Attrs {
+  return cost === null ? {} : { 'claude_code.cost.usd': Math.round(cost * 1e6) / 1e6 };
+}
+
+function totalsAttrs(prefix: string, t: TokenTotals): Attrs {
+  return {
+    [`${prefix}.input_tokens`]: t.input,
+    [`${prefix}.output_tokens`]: t.output,
+    [`${prefix}.cache_read_tokens`]: t.cacheRead,
+    [`${prefix}.cache_write_tokens`]: t.cacheWrite,
+  };
+}
+
+function withoutNulls(attrs: Record<string, AttributeValue | null | undefined>): Attrs {
+  const out: Attrs = {};
+  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined && v !== '') out[k] = v;
+  return out;
+}
+
+interface TurnContext {
+  model: SessionModel;
+  turn: Turn;
+  traceId: string;
+  rootId: string;
+  /** Where unfinished work is cut off: the last timestamp seen in the session. */
+  cutoff: number;
+  costs: SessionCosts;
+  options: SpanOptions;
+}
+
+/** End time and completeness of a piece of work that may still be running. */
+function closing(ctx: TurnContext, start: number, end: number | null): { endMs: number; complete: boolean } {
+  if (end !== null) return { endMs: Math.max(start, end), complete: true };
+  return { endMs: Math.max(start, ctx.cutoff), complete: false };
+}
+
+function incompleteAttrs(complete: boolean): Attrs {
+  return complete ? {} : { 'claude_code.incomplete': true };
+}
+
+function agentTypeOf(model: SessionModel, agentKey: string | null): string {
+  return agentKey === null ? 'main' : (model.agents.get(agentKey)?.agentType ?? 'subagent');
+}
+
+/** Span id of the agent span a piece of work hangs under. */
+function parentOf(ctx: TurnContext, agentKey: string | null): string {
+  if (agentKey === null) return ctx.rootId;
+  return ctx.model.agents.has(agentKey) ? agentSpanIdFor(agentKey) : ctx.rootId;
+}
+
+function chatSpan(ctx: TurnContext, r: ApiResponse): SpanData {
+  const usage = r.usage;
+  const model = r.model ?? 'unknown';
+  return {
+    traceId: ctx.traceId,
+    spanId: chatSpanIdFor(r.key),
+    parentSpanId: parentOf(ctx, r.agentKey),
+    name: `chat ${model}`,
+    kind: 'CLIENT',
+    startMs: r.startTime,
+    endMs: Math.max(r.startTime, r.endTime),
+    attributes: withoutNulls({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': PROVIDER,
+      'gen_ai.conversation.id': ctx.model.sessionId,
+      'gen_ai.request.model': model,
+      'gen_ai.response.model': model,
+      'gen_ai.response.id': r.messageId,
+      'gen_ai.response.finish_reasons': r.isApiError ? ['error'] : r.stopReason === null ? undefined : [r.stopReason],
+      'gen_ai.usage.input_tokens': usage === null ? 0 : totalInput(usage),
+      'gen_ai.usage.output_tokens': usage?.output ?? 0,
+      'gen_ai.usage.cache_read.input_tokens': usage?.cacheRead ?? 0,
+      'gen_ai.usage.cache_write.input_tokens': usage?.cacheWrite ?? 0,
+      'claude_code.agent.type': agentTypeOf(ctx.model, r.agentKey),
+      'claude_code.request.id': r.requestId,
+      'error.type': r.isApiError ? (r.errorType ?? 'api_error') : undefined,
+      ...costAttr(ctx.costs.byResponse.get(r.key) ?? null),
+    }),
+    status: r.isApiError ? { code: 'ERROR', message: r.errorType ?? 'api_error' } : { code: 'UNSET' },
+    links: [],
+    complete: true,
+    turnKey: ctx.turn.promptUuid,
+  };
+}
+
+function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
+  const response = t.responseKey === null ? undefined : ctx.model.responses.get(t.responseKey);
+  const input = response?.usage == null ? 0 : totalInput(response.usage);
+  const { endMs, complete } = closing(ctx, t.startTime, t.endTime);
+  return {
+    traceId: ctx.traceId,
+    spanId: toolSpanIdFor(t.id),
+    parentSpanId: parentOf(ctx, t.agentKey),
+    name: `execute_tool ${t.name}`,
+    kind: 'INTERNAL',
+    startMs: t.startTime,
+    endMs,
+    attributes: withoutNulls({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.conversation.id': ctx.model.sessionId,
+      'gen_ai.tool.name': t.name,
+      'gen_ai.tool.call.id': t.id,
+      'gen_ai.tool.type': 'function',
+      'claude_code.tool.label': toolLabelFor(ctx.options.content, t.name, t.label),
+      'claude_code.tokens.input': input,
+      'claude_code.tokens.output': response?.usage?.output ?? 0,
+      'claude_code.context.fill_percent': round2((input / ctx.model.contextWindow) * 100),
+      'claude_code.agent.type': agentTypeOf(ctx.model, t.agentKey),
+      'error.type': t.status === 'error' ? (t.errorType ?? 'tool_error') : undefined,
+      ...incompleteAttrs(complete),
+      ...toolContentAttrs(ctx.options, t.input, t.output),
+    }),
+    status: t.status === 'error' ? { code: 'ERROR', message: t.errorType ?? 'tool_error' } : { code: 'UNSET' },
+    links: [],
+    complete,
+    turnKey: ctx.turn.promptUuid,
+  };
+}
+
+function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
+  const call = a.toolUseId === null ? undefined : ctx.model.tools.get(a.toolUseId);
+  const start = call?.startTime ?? a.startTime;
+  if (start === null) return null;
+  // A sync agent ends when its call returns; async ones when their last line is written.
+  const end = call === undefined ? a.endTime : call.endTime === null ? null : Math.max(call.endTime, a.endTime ?? call.endTime);
+  const { endMs, complete } = closing(ctx, start, end);
+  return {
+    traceId: ctx.traceId,
+    spanId: agentSpanIdFor(a.key),
+    parentSpanId: call === undefined ? ctx.rootId : toolSpanIdFor(call.id),
+    name: `invoke_agent ${a.agentType}`,
+    kind: 'INTERNAL',
+    startMs: start,
+    endMs,
+    attributes: withoutNulls({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.provider.name': PROVIDER,
+      'gen_ai.agent.name': a.agentType,
+      'gen_ai.conversation.id': ctx.model.sessionId,
+      'gen_ai.invocation.is_nested': true,
+      'claude_code.agent.id': a.agentId ?? a.key,
+      'claude_code.agent.internal': a.internal ? true : undefined,
+      ...totalsAttrs('claude_code.agent', a.tokens),
+      ...costAttr(sumCost(a.responseKeys, ctx.costs.byResponse)),
+      ...agentDescriptionAttrs(ctx.options, a.description),
+      ...incompleteAttrs(complete),
+    }),
+    status: { code: 'UNSET' },
+    links: [],
+    complete,
+    turnKey: ctx.turn.promptUuid,
+  };
+}
+
+function rootSpan(ctx: TurnContext, previous: Turn | undefined, children: SpanData[]): SpanData {
+  const { turn, model } = ctx;
+  const open = turn.endState === 'open';
+  const childEnd = children.reduce((m, s) => Math.max(m, s.endMs), turn.endTime);
+  const endMs = open ? Math.max(childEnd, ctx.cutoff) : childEnd;
+  return {
+    traceId: ctx.traceId,
+    spanId: ctx.rootId,
+    parentSpanId: null,
+    name: `invoke_agent ${ROOT_AGENT_NAME}`,
+    kind: 'INTERNAL',
+    startMs: turn.startTime,
+    endMs: Math.max(turn.startTime, endMs),
+    attributes: withoutNulls({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': ROOT_AGENT_NAME,
+      'gen_ai.provider.name': PROVIDER,
+      'gen_ai.conversation.id': model.sessionId,
+      'gen_ai.invocation.is_nested': false,
+      'session.id': model.sessionId,
+      'claude_code.turn.index': turn.index,
+      'claude_code.turn.end_state': turn.endState,
+      ...totalsAttrs('claude_code.turn', turn.tokens),
+      ...costAttr(sumCost(turn.responseKeys, ctx.costs.byResponse)),
+      'claude_code.cwd': turn.cwd,
+      'vcs.repository.ref.name': turn.gitBranch,
+      'claude_code.version': turn.version,
+      'error.type': turn.endState === 'api_error' ? (turn.errorType ?? 'api_error') : undefined,
+      ...incompleteAttrs(!open),
+      ...promptAttrs(ctx.options, turn.promptText),
+    }),
+    status: turn.endState === 'api_error' ? { code: 'ERROR', message: turn.errorType ?? 'api_error' } : { code: 'UNSET' },
+    links:
+      previous === undefined
+        ? []
+        : [{ traceId: traceIdFor(previous.promptUuid), spanId: turnSpanIdFor(previous.promptUuid), attributes: { 'claude_code.link.type': 'previous_turn' } }],
+    complete: !open,
+    turnKey: turn.promptUuid,
+  };
+}
+
+/** All spans of one turn, root first, then by start time (stable for golden tests). */
+export function buildTurnSpans(model: SessionModel, turnIndex: number, costs: SessionCosts, options: SpanOptions): SpanData[] {
+  const turn = model.turns[turnIndex];
+  if (turn === undefined) return [];
+  const ctx: TurnContext = {
+    model,
+    turn,
+    traceId: traceIdFor(turn.promptUuid),
+    rootId: turnSpanIdFor(turn.promptUuid),
+    cutoff: model.lastTimestamp ?? turn.endTime,
+    costs,
+    options,
+  };
+  const children: SpanData[] = [];
+  for (const key of turn.responseKeys) {
+    const r = model.responses.get(key);
+    if (r !== undefined) children.push(chatSpan(ctx, r));
+  }
+  for (const id of turn.toolIds) {
+    const t = model.tools.get(id);
+    if (t !== undefined) children.push(toolSpan(ctx, t));
+  }
+  for (const key of turn.agentKeys) {
+    const a = model.agents.get(key);
+    const span = a === undefined ? null : agentSpan(ctx, a);
+    if (span !== null) children.push(span);
+  }
+  children.sort((a, b) => a.startMs - b.startMs || (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0));
+  return [rootSpan(ctx, model.turns[turnIndex - 1], children), ...children];
+}
+
+export function buildSessionSpans(model: SessionModel, costs: SessionCosts, options: SpanOptions): SpanData[] {
+  return model.turns.flatMap((t) => buildTurnSpans(model, t.index, costs, options));
+}
