@@ -44,3 +44,19 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
   return command(rest, io);
 }
 
+
+/** main() plus the error mapping of the binary: one line on stderr and an exit code. */
+export async function runCli(argv: string[], io: CommandIo): Promise<number> {
+  try {
+    return await main(argv, io);
+  } catch (err) {
+    if (err instanceof CliError) {
+      io.stderr(`ccotel: ${err.message}\n`);
+      return err.exitCode;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    io.stderr(`ccotel: unexpected error: ${message.split('\n')[0]}\n`);
+    if (io.env.CCOTEL_DEBUG === '1' && err instanceof Error) io.stderr(`${err.stack}\n`);
+    return 1;
+  }
+}
