@@ -5,12 +5,14 @@ import { CliError } from '../adapters/cli-error.js';
 import type { CommandIo } from './command-io.js';
 import { runShow } from './commands/show.js';
 import { runExportCommand } from './commands/export.js';
+import { runConfigCommand } from './commands/config.js';
 
 type Command = (argv: string[], io: CommandIo) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
   show: runShow,
   export: runExportCommand,
+  config: runConfigCommand,
 };
 
 const HELP = `ccotel: Claude Code transcripts → OpenTelemetry traces and waterfalls
@@ -20,6 +22,7 @@ Usage: ccotel <command> [options]
 Commands:
   show <session>     draw a session as a waterfall (terminal, --json, --html FILE)
   export [paths]     send sessions to an OTLP/HTTP endpoint (Jaeger, Tempo), one trace per turn
+  config check       print the effective configuration and where each value came from
 
 Run 'ccotel <command> --help' for a command's options.
 `;

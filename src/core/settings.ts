@@ -145,7 +145,7 @@ const SECRET_HEADER = /authorization|api[-_]?key|token|secret|password|cookie/i;
 /** For display: secret-looking header values and URL passwords masked. */
 export function maskSecrets(settings: Settings): Settings {
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(settings.headers)) headers[k] = SECRET_HEADER.test(k) ? `${v.slice(0, 4)}…(masked)` : v;
+  for (const [k, v] of Object.entries(settings.headers)) headers[k] = SECRET_HEADER.test(k) ? `(masked, ${v.length} chars)` : v;
   let endpoint = settings.endpoint;
   try {
     const url = new URL(endpoint);

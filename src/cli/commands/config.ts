@@ -1,0 +1,51 @@
+import { loadConfig } from '../../adapters/config-loader.js';
+import { CliError } from '../../adapters/cli-error.js';
+import { maskSecrets, type Settings } from '../../core/settings.js';
+import { parseCommandArgs } from '../parse-args.js';
+import { SETTINGS_FLAGS, SETTINGS_HELP, settingsFromFlags } from '../settings-flags.js';
+import type { CommandIo } from '../command-io.js';
+
+export const CONFIG_HELP = `Usage: ccotel config check [options] [--json]
+
+Prints the effective configuration and where each value came from (flag, env,
+file, default), with secrets masked. Exits 2 if the config file is invalid,
+naming the offending key.
+
+${SETTINGS_HELP}`;
+
+function show(value: unknown): string {
+  if (value === null) return '(none)';
+  if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.join(', ');
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, string>);
+    return entries.length === 0 ? '(none)' : entries.map(([k, v]) => `${k}=${v}`).join(', ');
+  }
+  return String(value);
+}
+
+export async function runConfigCommand(argv: string[], io: CommandIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === '--help' || sub === '-h' || sub === undefined) {
+    io.stdout(CONFIG_HELP);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub !== 'check') throw new CliError(`config: unknown subcommand '${sub}' (only 'check')`, 2);
+  const { values } = parseCommandArgs('config check', rest, { ...SETTINGS_FLAGS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  if (values.help === true) {
+    io.stdout(CONFIG_HELP);
+    return 0;
+  }
+  const { flags, configFile } = settingsFromFlags(values);
+  const loaded = loadConfig(flags, io.env, configFile);
+  const masked = maskSecrets(loaded.settings);
+  const keys = Object.keys(masked) as (keyof Settings)[];
+  if (values.json === true) {
+    const out = Object.fromEntries(keys.map((k) => [k, { value: masked[k], source: loaded.sources[k].source }]));
+    io.stdout(`${JSON.stringify({ configFile: loaded.configFile, settings: out }, null, 2)}\n`);
+    return 0;
+  }
+  const width = Math.max(...keys.map((k) => k.length));
+  io.stdout(`config file: ${loaded.configFile ?? '(none)'}\n`);
+  for (const k of keys) io.stdout(`${k.padEnd(width)}  ${show(masked[k])}  [${loaded.sources[k].source}]\n`);
+  return Promise.resolve(0);
+}
