@@ -251,7 +251,7 @@ export function finish(state: SessionState): SessionModel {
   }
 
   return {
-    sessionId: state.sessionId,
+    sessionId: sessionIdOf(state),
     file: state.file,
     turns,
     responses,
@@ -262,6 +262,19 @@ export function finish(state: SessionState): SessionModel {
     warnings: state.warnings,
     ignoredLines: state.ignoredLines,
   };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The file name is the session's id (the research doc: the file is the unit).
+ * A file renamed away from its id (test fixtures, copies) falls back to the
+ * sessionId its main-thread records carry.
+ */
+function sessionIdOf(state: SessionState): string {
+  if (UUID.test(state.sessionId)) return state.sessionId;
+  const fromRecords = state.entries.find((e) => e.agentKey === null && e.rec.sessionId !== null)?.rec.sessionId;
+  return fromRecords ?? state.sessionId;
 }
 
 function linkAgents(
