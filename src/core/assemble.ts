@@ -106,6 +106,7 @@ export function finish(state: SessionState): SessionModel {
   const tools = new Map<string, ToolCall>();
   const results = new Map<string, ResultInfo>();
   const agentLinks = new Map<string, string>();
+  const notifications = new Map<string, number>();
   const agentSpan = new Map<string, { start: number; end: number }>();
   const firstUserText = new Map<string, string | null>();
   const prevTime = new Map<AgentKey, number>();
@@ -186,6 +187,7 @@ export function finish(state: SessionState): SessionModel {
         });
       }
     } else if (rec.type === 'user') {
+      if (rec.notifiesToolUseId !== null && ts !== null && !notifications.has(rec.notifiesToolUseId)) notifications.set(rec.notifiesToolUseId, ts);
       for (const result of rec.toolResults) {
         if (results.has(result.toolUseId)) continue;
         results.set(result.toolUseId, {
@@ -203,7 +205,7 @@ export function finish(state: SessionState): SessionModel {
 
   const agents = linkAgents(state, tools, agentLinks, agentSpan, firstUserText);
   assignAgentTurns(agents, tools, responses, turns);
-  closeTools(tools, results, agents);
+  closeTools(tools, results, agents, notifications);
 
   for (const r of responses.values()) {
     const turn = turns[r.turnIndex];
@@ -243,6 +245,7 @@ export function finish(state: SessionState): SessionModel {
     const verdict = classifyTurnEnd(recordsOfTurn[index] ?? [], openTools, index === turns.length - 1);
     turn.endState = verdict.state;
     turn.errorType = verdict.errorType;
+    if (verdict.state === 'interrupted') closeAbandoned(turn, tools);
   });
 
   let contextWindow = DEFAULT_CONTEXT_WINDOW;
@@ -376,17 +379,38 @@ function turnAt(turns: Turn[], time: number): number | null {
   return found ?? (turns.length > 0 ? 0 : null);
 }
 
-function closeTools(tools: Map<string, ToolCall>, results: Map<string, ResultInfo>, agents: Map<string, SubAgent>): void {
+function closeTools(
+  tools: Map<string, ToolCall>,
+  results: Map<string, ResultInfo>,
+  agents: Map<string, SubAgent>,
+  notifications: Map<string, number>,
+): void {
   for (const tool of tools.values()) {
     const result = results.get(tool.id);
     if (result === undefined) continue;
     let end = Math.max(result.time ?? tool.startTime, tool.startTime);
-    // An async launch is acknowledged at once; the agent's own work ends later.
+    // An async launch is acknowledged at once; the agent's work ends at its
+    // <task-notification> join, or (no join yet) at its last line.
     const agent = tool.spawnedAgentKey === null ? undefined : agents.get(tool.spawnedAgentKey);
-    if (result.asyncLaunched && agent?.endTime != null) end = Math.max(end, agent.endTime);
+    if (result.asyncLaunched) end = Math.max(end, notifications.get(tool.id) ?? agent?.endTime ?? end);
     tool.endTime = end;
     tool.output = result.text;
     tool.status = result.isError ? 'error' : 'success';
     tool.errorType = result.isError ? (result.rejected ? 'rejected' : 'tool_error') : null;
+  }
+}
+
+/**
+ * Calls left without a result in an interrupted turn will never get one: they
+ * end, as errors of type "interrupted", when the turn ended. Only the last,
+ * open turn keeps "running" calls.
+ */
+function closeAbandoned(turn: Turn, tools: Map<string, ToolCall>): void {
+  for (const id of turn.toolIds) {
+    const tool = tools.get(id);
+    if (tool === undefined || tool.status !== 'running') continue;
+    tool.status = 'error';
+    tool.errorType = 'interrupted';
+    tool.endTime = Math.max(tool.startTime, turn.endTime);
   }
 }

@@ -100,6 +100,7 @@ function base(o: Json) {
 }
 
 const REJECTION = /user (doesn't want to proceed|rejected tool use)/i;
+const NOTIFICATION = /^\s*<task-notification>[\s\S]*?<tool-use-id>([^<]+)<\/tool-use-id>/;
 
 function parseUser(o: Json): UserRecord {
   const message = isObject(o.message) ? o.message : {};
@@ -116,16 +117,18 @@ function parseUser(o: Json): UserRecord {
   const resultAgentId = isObject(tur) ? str(tur.agentId) : null;
   const rejectedByString = typeof tur === 'string' && REJECTION.test(tur);
   const rejectedByText = toolResults.some((r) => r.isError && REJECTION.test(r.text));
+  const text = toolResults.length > 0 ? null : textOf(content);
   return {
     type: 'user',
     ...base(o),
     isMeta: o.isMeta === true,
     isCompactSummary: o.isCompactSummary === true,
-    text: toolResults.length > 0 ? null : textOf(content),
+    text,
     toolResults,
     resultAgentId,
     resultAsyncLaunched: isObject(tur) && tur.status === 'async_launched',
     rejected: rejectedByString || rejectedByText,
+    notifiesToolUseId: text === null ? null : (NOTIFICATION.exec(text)?.[1]?.trim() ?? null),
   };
 }
 

@@ -56,6 +56,8 @@ export interface UserRecord extends BaseRecord {
   resultAsyncLaunched: boolean;
   /** toolUseResult given as a string naming a rejection ("User rejected tool use"). */
   rejected: boolean;
+  /** `<task-notification>` join of a background task: the tool_use id it reports on. */
+  notifiesToolUseId: string | null;
 }
 
 export interface AssistantRecord extends BaseRecord {
