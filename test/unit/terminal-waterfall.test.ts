@@ -1,0 +1,241 @@
+import { describe, expect, it } from 'vitest';
+import { renderTerminalWaterfall } from '../../src/app/render/terminal-waterfall.js';
+import {
+  formatCost,
+  formatDuration,
+  formatTokens,
+  type WaterfallView,
+} from '../../src/app/render/waterfall-view.js';
+import { T0, row, sampleView } from '../support/waterfall-views.js';
+
+/** One turn: a Read, an agent with a Grep inside, a failed Bash. */
+function smallView(): WaterfallView {
+  return {
+    sessionId: 'small',
+    title: 'Small session',
+    rows: [
+      row({ id: 'r1', label: 'Read: README.md', from: 0, to: 2, tokens: [3_000, 50], ctx: 2 }),
+      row({
+        id: 'ag',
+        type: 'agent',
+        label: 'Task: look around',
+        from: 2,
+        to: 8,
+        agentTokens: [15_000, 700],
+        ctx: 4,
+        children: [row({ id: 'g1', label: 'Grep: TODO', from: 3, to: 4, parent: 'ag' })],
+      }),
+      row({ id: 'b1', label: 'Bash: make', from: 8, to: 10, status: 'error', ctx: 80 }),
+    ],
+    turns: [
+      {
+        index: 1,
+        label: 'look at the repo',
+        startTime: T0,
+        endTime: T0 + 10_000,
+        endState: 'completed',
+        inputTokens: 19_000,
+        outputTokens: 850,
+        costUsd: 0.05,
+        rowIds: ['r1', 'ag', 'b1'],
+      },
+    ],
+    totals: { inputTokens: 19_000, outputTokens: 850, costUsd: 0.05 },
+    warnings: [],
+  };
+}
+
+const SMALL_80 = `Small session
+session small · 1 turn · 4 calls · 10s
+
+call                       0s                    10s   time st       in/out  ctx
+
+── Turn 1 · completed · look at the repo · 10s · in 19k out 850 · $0.05 ────────
+├─ Read: README.md         █████                       2.0s ok        3k/50   2%
+├─ Task: look around            ███████████████        6.0s ok      15k/700   4%
+│  └─ Grep: TODO                  ███                  1.0s ok       1k/100  10%
+└─ Bash: make                                  █████   2.0s ERR      1k/100  80%
+
+────────────────────────────────────────────────────────────────────────────────
+total in 19k out 850 · cost $0.05 · 1 error · 0 running · 0 warnings
+`;
+
+const SAMPLE_100 = `Fix the failing tests
+session sess-1234 · 2 turns · 8 calls · 1m20s
+
+call                                 0s                            1m20s   time st       in/out  ctx
+
+── Turn 1 · completed · fix the failing tests · 1m00s · in 141k out 4.3k · $0.42 ───────────────────
+├─ Read: src/app.ts                  █                                    700ms ok      12k/150   6%
+├─ Task: explore the test suite      ██████████████████                     38s ok   48.2k/2.1k  12%
+│  ├─ Grep: describe\\(                █                                   400ms ok       1k/100  10%
+│  ├─ Bash: npm test                   ███████                              15s ERR      1k/100  10%
+│  └─ Task: check package scripts             ███████                       14s ok     9.5k/640  15%
+│     └─ Read: package.json                   █                           300ms ok       1k/100  10%
+└─ Edit: src/app.ts                                     ██                 1.0s ok      26k/900  13%
+
+── Turn 2 · open · now run it <b>again</b> · 12s · in 180k out 40 · n/a ────────────────────────────
+└─ Bash: echo <script>window.__xss=…                               ░░░░░    10s RUN     180k/40  91%
+
+────────────────────────────────────────────────────────────────────────────────────────────────────
+total in 321k out 4.3k · cost n/a · 1 error · 1 running · 4 warnings
+  ! session.jsonl:12: unparseable JSON
+  ! session.jsonl:40: tool_result without tool_use
+  ! agent-1.jsonl:3: unknown record type
+  … and 1 more
+`;
+
+const lines = (text: string): string[] => text.replace(/\n$/, '').split('\n');
+const columns = (line: string): number => Array.from(line).length;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+describe('renderTerminalWaterfall, colour off', () => {
+  it('draws a small tree exactly', () => {
+    expect(renderTerminalWaterfall(smallView(), { color: false, width: 80 })).toBe(SMALL_80);
+  });
+
+  it('draws nested agents, an error, a running call, turns and warnings exactly', () => {
+    expect(renderTerminalWaterfall(sampleView(), { color: false, width: 100 })).toBe(SAMPLE_100);
+  });
+
+  it('contains no escape or other control characters, even from hostile labels', () => {
+    const view = sampleView();
+    view.rows[0]!.label = 'Bash: printf \u001b[2J\u001b]0;pwned\u0007 done\r\nnext';
+    const out = renderTerminalWaterfall(view, { color: false, width: 120 });
+    expect(out).not.toMatch(CONTROL);
+    expect(out).toContain('├─ Bash: printf [2J ]0;pwned done next');
+  });
+
+  it('is deterministic', () => {
+    const a = renderTerminalWaterfall(sampleView(), { color: false, width: 90 });
+    const b = renderTerminalWaterfall(sampleView(), { color: false, width: 90 });
+    expect(a).toBe(b);
+  });
+
+  it('renders a view without turns as one tree, without turn headers', () => {
+    const view = { ...smallView(), turns: [] };
+    const out = renderTerminalWaterfall(view, { color: false, width: 80 });
+    expect(out).not.toContain('Turn');
+    expect(lines(out).filter((l) => /^[├└│]/.test(l))).toHaveLength(4);
+  });
+
+  it('renders an empty session', () => {
+    const view: WaterfallView = {
+      sessionId: 'empty',
+      title: '',
+      rows: [],
+      turns: [],
+      totals: { inputTokens: 0, outputTokens: 0, costUsd: null },
+      warnings: [],
+    };
+    const out = renderTerminalWaterfall(view, { color: false, width: 80 });
+    expect(lines(out)[0]).toBe('Claude Code session');
+    expect(out).toContain('session empty · 0 turns · 0 calls · 0ms');
+    expect(out).toContain('0 errors · 0 running · 0 warnings');
+  });
+
+  it('puts rows no turn claims under their own header', () => {
+    const view = smallView();
+    view.turns[0]!.rowIds = ['r1', 'ag'];
+    const out = renderTerminalWaterfall(view, { color: false, width: 80 });
+    expect(out).toMatch(/── outside any turn ─+\n└─ Bash: make/);
+  });
+});
+
+describe('renderTerminalWaterfall, colour on', () => {
+  it('uses ANSI colours and the ✓ ✗ … markers', () => {
+    const out = renderTerminalWaterfall(sampleView(), { color: true, width: 100 });
+    expect(out).toContain('\u001b[32m✓\u001b[0m');
+    expect(out).toContain('\u001b[31m✗\u001b[0m');
+    expect(out).toContain('\u001b[33m…\u001b[0m');
+    expect(out).not.toMatch(/ (ok|ERR|RUN) /);
+  });
+
+  it('has the same text as colour off once the escapes are removed, markers aside', () => {
+    const coloured = renderTerminalWaterfall(sampleView(), { color: true, width: 100 });
+    const plain = renderTerminalWaterfall(sampleView(), { color: false, width: 100 });
+    // eslint-disable-next-line no-control-regex
+    const stripped = coloured.replace(/\u001b\[\d+m/g, '');
+    const normalise = (t: string) => t.replace(/ (ok |ERR|RUN|✓ {2}|✗ {2}|… {2}) /g, ' ST ');
+    expect(normalise(stripped)).toBe(normalise(plain));
+  });
+});
+
+describe('renderTerminalWaterfall, width', () => {
+  it.each([60, 72, 100, 140, 220])('keeps every line within %i columns', (width) => {
+    const out = renderTerminalWaterfall(sampleView(), { color: false, width });
+    for (const line of lines(out)) expect(columns(line)).toBeLessThanOrEqual(width);
+  });
+
+  it('cuts long labels with an ellipsis', () => {
+    const view = smallView();
+    view.rows[0]!.label = `Read: ${'very/'.repeat(40)}long.ts`;
+    const out = renderTerminalWaterfall(view, { color: false, width: 80 });
+    expect(out).toContain('├─ Read: very/very/very/v… █████');
+  });
+
+  it('counts characters outside the BMP as one column', () => {
+    const view = smallView();
+    view.rows[0]!.label = 'Read: 🦀🦀🦀.rs';
+    const out = renderTerminalWaterfall(view, { color: false, width: 80 });
+    const line = lines(out).find((l) => l.includes('🦀'))!;
+    expect(columns(line)).toBe(80);
+  });
+
+  it('never goes below 60 columns', () => {
+    const out = renderTerminalWaterfall(sampleView(), { color: false, width: 20 });
+    expect(Math.max(...lines(out).map(columns))).toBe(60);
+  });
+});
+
+describe('renderTerminalWaterfall, running rows', () => {
+  it('end at the last timestamp of the view by default', () => {
+    const out = renderTerminalWaterfall(sampleView(), { color: false, width: 100 });
+    expect(out).toMatch(/░{5} +10s RUN/);
+  });
+
+  it('extend to opts.now, which also stretches the axis', () => {
+    const out = renderTerminalWaterfall(sampleView(), {
+      color: false,
+      width: 100,
+      now: T0 + 160_000,
+    });
+    expect(out).toContain('2m40s   time');
+    expect(out).toMatch(/░{20} +1m30s RUN/);
+    // A finished row does not move: 38s, and half the old width on a twice longer axis.
+    expect(out).toMatch(/Task: explore the test suite +█{9} +38s ok/);
+  });
+});
+
+describe('formatting helpers', () => {
+  it.each([
+    [0, '0ms'],
+    [350, '350ms'],
+    [1_234, '1.2s'],
+    [9_960, '10.0s'],
+    [42_000, '42s'],
+    [59_700, '1m00s'],
+    [125_000, '2m05s'],
+    [3_725_000, '1h02m'],
+  ])('formatDuration(%d) = %s', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+
+  it.each([
+    [950, '950'],
+    [1_000, '1k'],
+    [12_345, '12.3k'],
+    [125_000, '125k'],
+    [999_700, '1M'],
+    [1_250_000, '1.3M'],
+  ])('formatTokens(%d) = %s', (n, text) => {
+    expect(formatTokens(n)).toBe(text);
+  });
+
+  it('formats costs, unknown ones as n/a', () => {
+    expect(formatCost(0.4213)).toBe('$0.42');
+    expect(formatCost(0.0031)).toBe('$0.0031');
+    expect(formatCost(null)).toBe('n/a');
+  });
+});
