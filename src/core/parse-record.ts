@@ -195,6 +195,15 @@ function parseProgress(o: Json): ProgressRecord {
   };
 }
 
+/**
+ * V8 quotes the offending input in its message; a warning line must stay one
+ * short, printable line whatever bytes the transcript holds.
+ */
+function jsonErrorReason(err: Error): string {
+  const message = err.message.replace(/,? ".*?"(\.\.\.)? is not valid JSON$/s, '').replace(/[^\x20-\x7e]/g, '?');
+  return message.length > 120 ? `${message.slice(0, 119)}…` : message;
+}
+
 export interface ParseOptions {
   /** Characters kept per text field and per string inside tool inputs. */
   textLimit?: number;
@@ -207,7 +216,7 @@ export function parseRecord(line: string, options: ParseOptions = {}): ParseOutc
   try {
     value = JSON.parse(line);
   } catch (err) {
-    return { kind: 'malformed', reason: `invalid JSON: ${(err as Error).message}` };
+    return { kind: 'malformed', reason: `invalid JSON: ${jsonErrorReason(err as Error)}` };
   }
   if (!isObject(value)) return { kind: 'malformed', reason: 'not a JSON object' };
   switch (value.type) {
