@@ -1,0 +1,70 @@
+import { status } from '../../app/status.js';
+import { defaultProjectsDirs } from '../../adapters/projects-dir.js';
+import { CliError } from '../../adapters/cli-error.js';
+import { DEFAULT_STALE_AFTER_MS } from '../../core/session-status.js';
+import { parseCommandArgs } from '../parse-args.js';
+import type { CommandIo } from '../command-io.js';
+
+// --now is deliberately left out of the help: it exists so tests get stable
+// relative times and staleness.
+export const STATUS_HELP = `Usage: ccotel status [options]
+
+Lists the sessions active in the last hours and whose move it is, read from
+the transcripts alone: working, your_turn, api_error, interrupted, or unknown
+(not enough data — e.g. a session "working" with no event for --stale-minutes).
+
+Options:
+  --json                 print a JSON array, one object per session, newest first
+  --hours N              sessions with an event in the last N hours (default 24)
+  --stale-minutes N      report "working" with no event for N minutes as unknown (default 30)
+  --projects-dir DIR     where the transcripts are (default $CLAUDE_CONFIG_DIR/projects
+                         or ~/.claude/projects); may be given more than once
+  -h, --help             this help
+`;
+
+function positive(flag: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new CliError(`status: ${flag} must be a positive number, not '${text}'`, 2);
+  return n;
+}
+
+function parseNow(text: string | undefined): number {
+  if (text === undefined) return Date.now();
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) throw new CliError(`status: --now: not a date or time: '${text}'`, 2);
+  return ms;
+}
+
+export async function runStatusCommand(argv: string[], io: CommandIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('status', argv, {
+    json: { type: 'boolean' },
+    hours: { type: 'string' },
+    'stale-minutes': { type: 'string' },
+    'projects-dir': { type: 'string', multiple: true },
+    now: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help === true) {
+    io.stdout(STATUS_HELP);
+    return 0;
+  }
+  if (positionals.length > 0)
+    throw new CliError(
+      `status: unexpected argument '${positionals[0]}' (see 'ccotel status --help')`,
+      2,
+    );
+  const result = await status({
+    projectsDirs: values['projects-dir'] ?? defaultProjectsDirs(io.env),
+    hours: positive('--hours', values.hours, 24),
+    now: parseNow(values.now),
+    staleAfterMs:
+      positive('--stale-minutes', values['stale-minutes'], DEFAULT_STALE_AFTER_MS / 60_000) *
+      60_000,
+    format: values.json === true ? 'json' : 'table',
+  });
+  for (const note of result.notes) io.stderr(`ccotel: ${note}\n`);
+  io.stdout(result.stdout);
+  return 0;
+}
