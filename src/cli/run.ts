@@ -6,6 +6,7 @@ import type { CommandIo } from './command-io.js';
 import { runShow } from './commands/show.js';
 import { runExportCommand } from './commands/export.js';
 import { runConfigCommand } from './commands/config.js';
+import { runStatusCommand } from './commands/status.js';
 
 type Command = (argv: string[], io: CommandIo) => Promise<number>;
 
@@ -13,6 +14,7 @@ const COMMANDS: Record<string, Command> = {
   show: runShow,
   export: runExportCommand,
   config: runConfigCommand,
+  status: runStatusCommand,
 };
 
 const HELP = `ccotel: Claude Code transcripts → OpenTelemetry traces and waterfalls
@@ -22,6 +24,7 @@ Usage: ccotel <command> [options]
 Commands:
   show <session>     draw a session as a waterfall (terminal, --json, --html FILE)
   export [paths]     send sessions to an OTLP/HTTP endpoint (Jaeger, Tempo), one trace per turn
+  status             which recent sessions are working, waiting for you, or failed
   config check       print the effective configuration and where each value came from
 
 Run 'ccotel <command> --help' for a command's options.

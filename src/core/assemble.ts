@@ -5,6 +5,7 @@ import type { AssistantRecord, TranscriptRecord, UserRecord } from './records.js
 import type { Entry, SessionState } from './session-state.js';
 import type { AgentKey, ApiResponse, SessionModel, SubAgent, TokenTotals, ToolCall, Turn } from './session-model.js';
 import { classifyTurnEnd } from './turn-end.js';
+import { createLocalCommandTracker, localCommandRole } from './local-command.js';
 
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
 export const LARGE_CONTEXT_WINDOW = 1_000_000;
@@ -64,13 +65,17 @@ function isCall(rec: AssistantRecord): boolean {
 function buildTurns(entries: Entry[]): { turnOf: Int32Array; turns: Turn[] } {
   const turnOf = new Int32Array(entries.length).fill(-1);
   const turns: Turn[] = [];
+  // Local slash commands (/exit, /clear, /model …) run in the client: their echo
+  // and output look like prompts but open no turn.
+  const commands = createLocalCommandTracker();
   let current: Turn | null = null;
   entries.forEach((entry, i) => {
     if (entry.agentKey !== null) return;
     const rec = entry.rec;
+    const local = localCommandRole(commands, rec) !== null;
+    const prompt = !local && isRealPrompt(rec);
     const activity = rec.type === 'assistant' || (rec.type === 'user' && rec.toolResults.length > 0);
-    if (isRealPrompt(rec) || (current === null && activity && rec.timestamp !== null)) {
-      const prompt = isRealPrompt(rec);
+    if (prompt || (current === null && activity && rec.timestamp !== null)) {
       current = {
         index: turns.length,
         promptUuid: rec.uuid ?? `${entry.file}:${entry.line}`,

@@ -35,16 +35,23 @@ export function classifyTurnEnd(records: TranscriptRecord[], openTools: number, 
         lastApiError = null;
       }
       last = 'assistant';
-      lastHadToolUse = rec.toolUses.length > 0;
+      // A text line whose response stopped for tool_use has its tool_use lines still to come.
+      lastHadToolUse = rec.toolUses.length > 0 || rec.stopReason === 'tool_use';
       endTurnStop = rec.stopReason === 'end_turn';
       interrupted = false;
       endMarker = false;
     } else if (rec.type === 'user') {
       if (rec.toolResults.length > 0) {
+        // Later activity supersedes an earlier interruption or completion.
         last = 'result';
         endMarker = false;
         endTurnStop = false;
-      } else if (rec.text !== null && INTERRUPT.test(rec.text)) interrupted = true;
+        interrupted = false;
+      } else if (rec.text !== null && INTERRUPT.test(rec.text)) {
+        // The user interrupting after an API error is the later, deciding event.
+        interrupted = true;
+        lastApiError = null;
+      }
     } else if (rec.type === 'system' && rec.subtype !== null && TURN_END_SUBTYPES.has(rec.subtype)) {
       endMarker = true;
     }
