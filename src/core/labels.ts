@@ -1,6 +1,8 @@
 // Short human labels for tool calls: "Bash: npm test", "Read: src/auth.ts".
 // A label always starts with the tool name, so it still says something when
-// content capture is off and only the name survives.
+// content capture is off and only the name survives. Cuts fall on token
+// boundaries (clip.ts) so a label never ends in half a secret.
+import { clipAtBoundary } from './clip.js';
 
 export const MAX_LABEL_LENGTH = 120;
 
@@ -54,7 +56,7 @@ function subject(name: string, input: Record<string, unknown>, cwd: string | nul
 export function toolLabel(name: string, input: Record<string, unknown>, cwd: string | null): string {
   const s = subject(name, input, cwd);
   const label = s === null ? name : `${name}: ${oneLine(s)}`;
-  return label.length > MAX_LABEL_LENGTH ? `${label.slice(0, MAX_LABEL_LENGTH - 1)}…` : label;
+  return clipAtBoundary(label, MAX_LABEL_LENGTH - 1);
 }
 
 /** A prompt's label: its first line, trimmed. */
@@ -62,5 +64,5 @@ export function promptLabel(text: string | null): string {
   if (text === null) return '(no prompt text)';
   const command = /<command-name>([^<]*)<\/command-name>/.exec(text);
   const base = command?.[1] !== undefined ? command[1] : oneLine(text);
-  return base.length > MAX_LABEL_LENGTH ? `${base.slice(0, MAX_LABEL_LENGTH - 1)}…` : base;
+  return clipAtBoundary(base, MAX_LABEL_LENGTH - 1);
 }

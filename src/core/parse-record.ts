@@ -12,6 +12,7 @@ import {
   type Usage,
   type UserRecord,
 } from './records.js';
+import { clipAtBoundary } from './clip.js';
 
 export type ParseOutcome =
   | { kind: 'record'; record: TranscriptRecord }
@@ -29,7 +30,7 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
  * and threading it through every helper would obscure the projection.
  */
 let limit = MAX_KEPT_TEXT;
-const clip = (s: string): string => (s.length > limit ? s.slice(0, limit) : s);
+const clip = (s: string): string => (s.length > limit ? clipAtBoundary(s, limit) : s);
 
 /** Long strings inside tool inputs (Write contents, Edit strings) are clipped too. */
 function clipInput(value: unknown, depth = 0): unknown {

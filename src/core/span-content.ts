@@ -20,9 +20,11 @@ export function toolLabelFor(mode: ContentMode, toolName: string, label: string)
 
 export function promptAttrs(options: SpanOptions, text: string | null): Record<string, string> {
   if (options.content === 'none' || text === null) return {};
-  if (options.content === 'labels') return { 'claude_code.turn.label': scrubText(promptLabel(text)) };
+  // Scrub before the label cuts the text, so no secret is split by the cut.
+  const label = promptLabel(scrubText(text));
+  if (options.content === 'labels') return { 'claude_code.turn.label': label };
   return {
-    'claude_code.turn.label': scrubText(promptLabel(text)),
+    'claude_code.turn.label': label,
     'claude_code.turn.prompt': truncateUtf8(scrubText(text), options.maxAttributeBytes),
   };
 }

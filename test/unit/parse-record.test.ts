@@ -55,8 +55,14 @@ describe('parseRecord', () => {
   });
 
   it('clips long text and long strings inside tool inputs', () => {
-    const a = record<AssistantRecord>({ type: 'assistant', message: { id: 'm', content: [{ type: 'tool_use', id: 't', name: 'Write', input: { file_path: 'a', content: 'x'.repeat(5000) } }] } }, 100);
-    expect((a.toolUses[0]?.input.content as string).length).toBe(100);
+    const a = record<AssistantRecord>({ type: 'assistant', message: { id: 'm', content: [{ type: 'tool_use', id: 't', name: 'Write', input: { file_path: 'a', content: 'word '.repeat(1000) } }] } }, 100);
+    const clipped = a.toolUses[0]?.input.content as string;
+    expect(clipped.length).toBeLessThanOrEqual(101);
+    expect(clipped.endsWith(' …')).toBe(true);
+    // A secret straddling the cut is dropped whole: no stub of it survives.
+    const token = `ghp_${'a1B2'.repeat(9)}`;
+    const b = record<AssistantRecord>({ type: 'assistant', message: { id: 'm', content: [{ type: 'text', text: `${'x '.repeat(45)}token ${token} tail` }] } }, 100);
+    expect(b.text).toBe(`${'x '.repeat(45)}token …`);
   });
 
   it('turns an agent_progress record into a sub-agent copy', () => {
