@@ -142,7 +142,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     done += 1;
     options.onProgress?.(done, sessions.length);
   }
-  if (!stopped && !(await flush())) stopped = true;
+  // The last partial batch; a failure here is recorded in summary.failure.
+  if (!stopped) await flush();
   if (stateDirty && !options.readOnlyState) await saveExportState(stateDir, state);
   return summary;
 }
