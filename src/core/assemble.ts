@@ -61,6 +61,16 @@ function isCall(rec: AssistantRecord): boolean {
   return rec.isApiError || rec.model !== '<synthetic>';
 }
 
+const TURN_END_MARKERS = new Set(['turn_duration', 'stop_hook_summary', 'api_error']);
+
+/** Records that are the turn's own work (or mark its end), as opposed to bookkeeping. */
+function isTurnWork(rec: TranscriptRecord): boolean {
+  if (rec.type === 'assistant') return true;
+  if (rec.type === 'system') return rec.subtype !== null && TURN_END_MARKERS.has(rec.subtype);
+  if (rec.type !== 'user' || rec.isCompactSummary) return false;
+  return rec.toolResults.length > 0 || rec.notifiesToolUseId !== null || isInterruptMarker(rec) || isRealPrompt(rec);
+}
+
 /** Assign main-thread entries to turns, in file order. */
 function buildTurns(entries: Entry[]): { turnOf: Int32Array; turns: Turn[] } {
   const turnOf = new Int32Array(entries.length).fill(-1);
@@ -96,7 +106,9 @@ function buildTurns(entries: Entry[]): { turnOf: Int32Array; turns: Turn[] } {
     }
     if (current === null) return;
     turnOf[i] = current.index;
-    if (rec.timestamp !== null && rec.timestamp > current.endTime) current.endTime = rec.timestamp;
+    // A turn ends with its own work: a /exit typed or a compaction run minutes
+    // later belongs to no turn and must not stretch this one.
+    if (rec.timestamp !== null && rec.timestamp > current.endTime && !local && isTurnWork(rec)) current.endTime = rec.timestamp;
     current.cwd ??= rec.cwd;
     current.gitBranch ??= rec.gitBranch;
     current.version ??= rec.version;
@@ -212,11 +224,11 @@ export function finish(state: SessionState): SessionModel {
   assignAgentTurns(agents, tools, responses, turns);
   closeTools(tools, results, agents, notifications);
 
+  // Claude Code's side calls (compaction, prompt suggestions, warm-up) are no
+  // part of the turn's work: they stay out of its tokens, cost and end, and are
+  // reported on their own (SubAgent.internal; spans.ts exports them apart).
+  const isInternal = (key: AgentKey): boolean => key !== null && agents.get(key)?.internal === true;
   for (const r of responses.values()) {
-    const turn = turns[r.turnIndex];
-    if (turn === undefined) continue;
-    turn.responseKeys.push(r.key);
-    addUsage(turn.tokens, r);
     if (r.agentKey !== null) {
       const agent = agents.get(r.agentKey);
       if (agent !== undefined) {
@@ -224,19 +236,23 @@ export function finish(state: SessionState): SessionModel {
         addUsage(agent.tokens, r);
       }
     }
+    const turn = turns[r.turnIndex];
+    if (turn === undefined || isInternal(r.agentKey)) continue;
+    turn.responseKeys.push(r.key);
+    addUsage(turn.tokens, r);
     if (r.endTime > turn.endTime) turn.endTime = r.endTime;
   }
   for (const t of tools.values()) {
     const turn = turns[t.turnIndex];
     if (turn === undefined) continue;
     turn.toolIds.push(t.id);
-    if (t.endTime !== null && t.endTime > turn.endTime) turn.endTime = t.endTime;
+    if (t.endTime !== null && t.endTime > turn.endTime && !isInternal(t.agentKey)) turn.endTime = t.endTime;
   }
   for (const a of agents.values()) {
     const turn = a.turnIndex === null ? undefined : turns[a.turnIndex];
     if (turn === undefined) continue;
     turn.agentKeys.push(a.key);
-    if (a.endTime !== null && a.endTime > turn.endTime) turn.endTime = a.endTime;
+    if (a.endTime !== null && a.endTime > turn.endTime && !a.internal) turn.endTime = a.endTime;
   }
   const recordsOfTurn: TranscriptRecord[][] = turns.map(() => []);
   entries.forEach((e, i) => {

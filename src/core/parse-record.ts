@@ -172,11 +172,20 @@ function parseSystem(o: Json): SystemRecord {
   return { type: 'system', ...base(o), subtype: str(o.subtype), durationMs: num(o.durationMs) };
 }
 
-function parseEmbedded(o: Json, agentId: string | null, sessionId: string | null): UserRecord | AssistantRecord | null {
+function parseEmbedded(o: Json, outer: Json, agentId: string | null, sessionId: string | null): UserRecord | AssistantRecord | null {
   const inner = o.message;
   if (!isObject(inner) || agentId === null) return null;
-  // The copy lacks the envelope: it inherits the sub-agent's identity.
-  const envelope: Json = { ...inner, isSidechain: true, agentId, sessionId: inner.sessionId ?? sessionId };
+  // The copy lacks the envelope: it inherits the sub-agent's identity and the
+  // progress line's context (cwd makes its labels relative like any other).
+  const envelope: Json = {
+    cwd: outer.cwd,
+    gitBranch: outer.gitBranch,
+    version: outer.version,
+    ...inner,
+    isSidechain: true,
+    agentId,
+    sessionId: inner.sessionId ?? sessionId,
+  };
   if (inner.type === 'user') return parseUser(envelope);
   if (inner.type === 'assistant') return parseAssistant(envelope);
   return null;
@@ -192,7 +201,7 @@ function parseProgress(o: Json): ProgressRecord {
     dataType,
     progressAgentId,
     parentToolUseId: str(o.parentToolUseID),
-    embedded: dataType === 'agent_progress' ? parseEmbedded(data, progressAgentId, str(o.sessionId)) : null,
+    embedded: dataType === 'agent_progress' ? parseEmbedded(data, o, progressAgentId, str(o.sessionId)) : null,
   };
 }
 
@@ -205,6 +214,11 @@ function jsonErrorReason(err: Error): string {
   return message.length > 120 ? `${message.slice(0, 119)}…` : message;
 }
 
+/** Sets the per-call text limit; shared with the byte-level fast path (parse-record-fast.ts). */
+export function setTextLimit(options: ParseOptions): void {
+  limit = options.textLimit ?? MAX_KEPT_TEXT;
+}
+
 export interface ParseOptions {
   /** Characters kept per text field and per string inside tool inputs. */
   textLimit?: number;
@@ -212,7 +226,7 @@ export interface ParseOptions {
 
 /** Parse one complete line (without its newline). Blank lines are the caller's to skip. */
 export function parseRecord(line: string, options: ParseOptions = {}): ParseOutcome {
-  limit = options.textLimit ?? MAX_KEPT_TEXT;
+  setTextLimit(options);
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -233,3 +247,7 @@ export function parseRecord(line: string, options: ParseOptions = {}): ParseOutc
       return { kind: 'ignored' };
   }
 }
+
+// The fast path (parse-record-fast.ts) mirrors this projection field by field
+// and reuses these helpers; test/unit/fast-path-equivalence.test.ts holds the two equal.
+export { clip, clipInput, parseTimestamp, parseUsage, REJECTION, NOTIFICATION };

@@ -90,10 +90,11 @@ export interface Turn {
   cwd: string | null;
   gitBranch: string | null;
   version: string | null;
-  /** All of the turn's responses and calls, sub-agents included. */
+  /** The turn's responses, sub-agents included; internal side calls are not (see SubAgent.internal). */
   responseKeys: string[];
   toolIds: string[];
   agentKeys: string[];
+  /** The responses of responseKeys, each once. */
   tokens: TokenTotals;
 }
 

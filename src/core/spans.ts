@@ -177,7 +177,8 @@ function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
 function rootSpan(ctx: TurnContext, previous: Turn | undefined, children: SpanData[]): SpanData {
   const { turn, model } = ctx;
   const open = turn.endState === 'open';
-  const childEnd = children.reduce((m, s) => Math.max(m, s.endMs), turn.endTime);
+  // The root covers the turn's own work; an internal side call may outlast it.
+  const childEnd = children.reduce((m, s) => (s.attributes['claude_code.agent.internal'] === true ? m : Math.max(m, s.endMs)), turn.endTime);
   const endMs = open ? Math.max(childEnd, ctx.cutoff) : childEnd;
   return {
     traceId: ctx.traceId,
@@ -229,7 +230,13 @@ export function buildTurnSpans(model: SessionModel, turnIndex: number, costs: Se
     options,
   };
   const children: SpanData[] = [];
-  for (const key of turn.responseKeys) {
+  // Internal side calls are outside the turn's totals but still exported, under
+  // their own invoke_agent span, so their cost is not lost.
+  const internalKeys = turn.agentKeys.flatMap((k) => {
+    const a = model.agents.get(k);
+    return a?.internal === true ? a.responseKeys : [];
+  });
+  for (const key of [...turn.responseKeys, ...internalKeys]) {
     const r = model.responses.get(key);
     if (r !== undefined) children.push(chatSpan(ctx, r));
   }
