@@ -27,12 +27,22 @@ async function isDir(path: string): Promise<boolean> {
   return (await stat(path).catch(() => null))?.isDirectory() ?? false;
 }
 
-async function list(dir: string): Promise<string[]> {
-  return (await readdir(dir).catch(() => [] as string[])).sort();
+/** Told of a dir that exists but cannot be read (a warning, not the end of the run). */
+export type ProblemSink = (path: string, reason: string) => void;
+
+async function list(dir: string, onProblem?: ProblemSink): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // A missing dir is simply empty; an unreadable one must be said, never silently skipped.
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') onProblem?.(dir, `cannot read directory (${code ?? 'error'})`);
+    return [];
+  }
 }
 
 /** sessionId of a 2.0.x flat agent file: its first line names the parent session. */
-async function ownerOf(file: string): Promise<string | null> {
+export async function ownerOf(file: string): Promise<string | null> {
   const handle = await open(file, 'r').catch(() => null);
   if (handle === null) return null;
   try {
@@ -45,7 +55,7 @@ async function ownerOf(file: string): Promise<string | null> {
   }
 }
 
-async function subagentFiles(sessionDir: string): Promise<{ agents: AgentFile[]; metas: string[] }> {
+export async function subagentFiles(sessionDir: string): Promise<{ agents: AgentFile[]; metas: string[] }> {
   const agents: AgentFile[] = [];
   const metas: string[] = [];
   const walk = async (dir: string, depth: number): Promise<void> => {
@@ -64,8 +74,8 @@ async function subagentFiles(sessionDir: string): Promise<{ agents: AgentFile[];
 }
 
 /** All sessions of one project dir. */
-export async function sessionsInProject(projectDir: string): Promise<SessionFiles[]> {
-  const names = await list(projectDir);
+export async function sessionsInProject(projectDir: string, onProblem?: ProblemSink): Promise<SessionFiles[]> {
+  const names = await list(projectDir, onProblem);
   const flatAgents: AgentFile[] = [];
   const sessions: SessionFiles[] = [];
   for (const name of names) {
@@ -93,7 +103,7 @@ export async function sessionsInProject(projectDir: string): Promise<SessionFile
  * Sessions under a path: a transcript file, a project dir, or a projects root
  * (a dir of project dirs). Throws a CliError when the path has none.
  */
-export async function findSessions(path: string): Promise<SessionFiles[]> {
+export async function findSessions(path: string, onProblem?: ProblemSink): Promise<SessionFiles[]> {
   const info = await stat(path).catch(() => null);
   if (info === null) throw new CliError(`no such file or directory: ${path}`, 3);
   if (info.isFile()) {
@@ -104,14 +114,19 @@ export async function findSessions(path: string): Promise<SessionFiles[]> {
     if (found !== undefined) return [found];
     return [{ sessionId: name.replace(/\.jsonl$/, ''), projectDir: dirname(path), mainFile: path, agentFiles: [], metaFiles: [] }];
   }
-  const direct = await sessionsInProject(path);
+  const direct = await sessionsInProject(path, onProblem);
   if (direct.length > 0) return direct;
   const nested: SessionFiles[] = [];
-  for (const name of await list(path)) {
+  let unreadable = 0;
+  const count: ProblemSink = (p, reason) => {
+    unreadable += 1;
+    onProblem?.(p, reason);
+  };
+  for (const name of await list(path, count)) {
     const sub = join(path, name);
-    if (await isDir(sub)) nested.push(...(await sessionsInProject(sub)));
+    if (await isDir(sub)) nested.push(...(await sessionsInProject(sub, count)));
   }
-  if (nested.length === 0) throw new CliError(`no Claude Code transcripts (*.jsonl) found under ${path}`, 3);
+  if (nested.length === 0 && unreadable === 0) throw new CliError(`no Claude Code transcripts (*.jsonl) found under ${path}`, 3);
   return nested;
 }
 

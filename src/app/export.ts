@@ -50,35 +50,45 @@ interface PendingTurn {
   remaining: number;
 }
 
-async function collectSessions(paths: string[], settings: Settings): Promise<SessionFiles[]> {
+async function collectSessions(paths: string[], settings: Settings, warnings: ReadWarning[]): Promise<SessionFiles[]> {
   const roots = paths.length > 0 ? paths : settings.projectsDirs;
   const all: SessionFiles[] = [];
   for (const root of roots) {
     try {
-      all.push(...(await findSessions(root)));
+      all.push(...(await findSessions(root, (path, reason) => warnings.push({ file: path, line: 0, reason }))));
     } catch (err) {
       // The default roots may not exist on a machine that never ran Claude Code.
       if (paths.length === 0 && err instanceof CliError) continue;
       throw err;
     }
   }
-  if (all.length === 0) throw new CliError(`no Claude Code transcripts found under ${roots.join(', ')}`, 3);
+  if (all.length === 0 && warnings.length === 0) throw new CliError(`no Claude Code transcripts found under ${roots.join(', ')}`, 3);
   return all;
 }
 
 export async function runExport(options: ExportOptions): Promise<ExportSummary> {
   const { settings, sink } = options;
-  const sessions = await collectSessions(options.paths, settings);
+  const listWarnings: ReadWarning[] = [];
+  const sessions = await collectSessions(options.paths, settings, listWarnings);
   const stateDir = settings.stateDir ?? '.';
   const loaded = await loadExportState(stateDir);
   if (loaded.problem !== null) options.onNote?.(loaded.problem);
   const state: ExportState = loaded.state;
-  const summary: ExportSummary = { sessions: sessions.length, turns: 0, turnsUnchanged: 0, turnsDuplicate: 0, spansSent: 0, spansFailed: 0, bytesSent: 0, requests: 0, warnings: [], failure: null };
+  const summary: ExportSummary = { sessions: sessions.length, turns: 0, turnsUnchanged: 0, turnsDuplicate: 0, spansSent: 0, spansFailed: 0, bytesSent: 0, requests: 0, warnings: listWarnings, failure: null };
+  const persist = async (): Promise<void> => {
+    if (!stateDirty || options.readOnlyState) return;
+    try {
+      await saveExportState(stateDir, state);
+    } catch (err) {
+      throw new CliError(`cannot write the state file in ${stateDir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (delivered turns will be resent next time, with the same ids)`, 1);
+    }
+    stateDirty = false;
+  };
+  let stateDirty = false;
   const seenTraces = new Set<string>();
   const unknownModels = new Set<string>();
   let batch: SpanData[] = [];
   let batchTurns: PendingTurn[] = [];
-  let stateDirty = false;
 
   const flush = async (): Promise<boolean> => {
     if (batch.length === 0) return true;
@@ -101,6 +111,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         stateDirty = true;
       }
     }
+    // Saved after every accepted batch: a run that dies later resends only what
+    // it had not yet recorded.
+    await persist();
     return true;
   };
 
@@ -144,7 +157,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   }
   // The last partial batch; a failure here is recorded in summary.failure.
   if (!stopped) await flush();
-  if (stateDirty && !options.readOnlyState) await saveExportState(stateDir, state);
+  await persist();
   return summary;
 }
 

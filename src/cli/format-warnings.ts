@@ -5,7 +5,8 @@ const SHOWN = 20;
 /** One line per bad transcript line (file:line: reason), the first 20, then a count. */
 export function formatWarnings(warnings: ReadWarning[]): string {
   if (warnings.length === 0) return '';
-  const lines = warnings.slice(0, SHOWN).map((w) => `warning: ${w.file}:${w.line}: ${w.reason}\n`);
+  // Line 0: the problem is the file (or dir) as a whole, not one of its lines.
+  const lines = warnings.slice(0, SHOWN).map((w) => `warning: ${w.file}${w.line > 0 ? `:${w.line}` : ''}: ${w.reason}\n`);
   if (warnings.length > SHOWN) lines.push(`warning: … and ${warnings.length - SHOWN} more malformed lines\n`);
   return lines.join('');
 }

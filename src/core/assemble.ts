@@ -311,6 +311,8 @@ function linkAgents(
   const keys = new Set<string>([...agentSpan.keys(), ...state.agentFiles.keys(), ...state.metas.keys()]);
   const agents = new Map<string, SubAgent>();
   const linkedCalls = new Set<string>();
+  /** agent key → the call that spawned it, as linked so far. */
+  const agentOfCall = new Map<string, string>();
   // Inline sidechains are matched last, by prompt text, against calls still free.
   const ordered = [...keys].sort((a, b) => Number(a.startsWith('sidechain:')) - Number(b.startsWith('sidechain:')));
   const spawnCalls = [...tools.values()].filter((t) => SPAWN_TOOLS.has(t.name)).sort((a, b) => a.startTime - b.startTime);
@@ -335,10 +337,17 @@ function linkAgents(
         toolUseId = tools.has(toolUseId) ? null : toolUseId;
       }
     }
-    const call = toolUseId === null ? undefined : tools.get(toolUseId);
+    let call = toolUseId === null ? undefined : tools.get(toolUseId);
+    // Inconsistent links (an agent spawned by one of its own calls, directly or
+    // through its descendants) would make a parent loop: such a link is dropped.
+    if (call !== undefined && spawnsItself(key, call, tools, agentOfCall)) {
+      call = undefined;
+      toolUseId = null;
+    }
     if (call !== undefined) {
       linkedCalls.add(call.id);
       call.spawnedAgentKey = key;
+      agentOfCall.set(key, call.id);
     }
     const span = agentSpan.get(key);
     const subagentType = call?.input.subagent_type;
@@ -359,6 +368,19 @@ function linkAgents(
     });
   }
   return agents;
+}
+
+/** Whether `call` runs inside agent `key` itself, at any depth of the links made so far. */
+function spawnsItself(key: string, call: ToolCall, tools: Map<string, ToolCall>, agentOfCall: Map<string, string>): boolean {
+  const seen = new Set<string>();
+  let owner = call.agentKey;
+  while (owner !== null && !seen.has(owner)) {
+    if (owner === key) return true;
+    seen.add(owner);
+    const spawner = agentOfCall.get(owner);
+    owner = spawner === undefined ? null : (tools.get(spawner)?.agentKey ?? null);
+  }
+  return false;
 }
 
 function internalType(key: string, firstText: string | null): string {

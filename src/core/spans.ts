@@ -140,7 +140,11 @@ function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
 }
 
 function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
-  const call = a.toolUseId === null ? undefined : ctx.model.tools.get(a.toolUseId);
+  // The spawning call's span exists only if the call belongs to this turn (a
+  // call made before the first prompt belongs to none): otherwise hang the agent
+  // under the turn root rather than under a span no trace holds.
+  const linked = a.toolUseId === null ? undefined : ctx.model.tools.get(a.toolUseId);
+  const call = linked !== undefined && linked.turnIndex === ctx.turn.index ? linked : undefined;
   const start = call?.startTime ?? a.startTime;
   if (start === null) return null;
   // A sync agent ends when its call returns; async ones when their last line is written.

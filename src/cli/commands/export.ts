@@ -20,7 +20,7 @@ Options:
   --dry-run                count what would be sent; send nothing
   --out FILE               write OTLP/JSON requests to FILE (one per line); no network
   --force                  resend turns already exported
-  --quiet                  no progress bar and no summary
+  --quiet                  no progress bar and no summary (warnings are still printed)
   -h, --help               this help
 
 ${SETTINGS_HELP}`;
@@ -92,8 +92,9 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
         }
       : {}),
   });
+  // Warnings are problems with the input: --quiet hides progress and the summary, not them.
+  io.stderr(formatWarnings(summary.warnings));
   if (!quiet) {
-    io.stderr(formatWarnings(summary.warnings));
     io.stdout(summaryLine(summary, dryRun ? 'dry run' : out !== undefined ? `written to ${out}` : `exported to ${settings.endpoint}`));
   }
   if (summary.failure !== null) throw new CliError(`${summary.failure} (${summary.spansFailed} spans not delivered; those turns stay unrecorded and will be resent)`, 1);
