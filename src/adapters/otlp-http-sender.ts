@@ -62,9 +62,14 @@ function attempt(body: Uint8Array, options: SenderOptions): Promise<AttemptFailu
     };
     if (options.compression === 'gzip') headers['Content-Encoding'] = 'gzip';
     let settled = false;
+    // An abort also cuts a request in flight: a daemon told to stop must not wait out a hung collector.
+    const onAbort = (): void => {
+      req.destroy(new Error('aborted'));
+    };
     const done = (f: AttemptFailure | null): void => {
       if (settled) return;
       settled = true;
+      options.signal?.removeEventListener('abort', onAbort);
       resolve(f);
     };
     const req = request(
@@ -94,6 +99,8 @@ function attempt(body: Uint8Array, options: SenderOptions): Promise<AttemptFailu
     req.on('error', (err: NodeJS.ErrnoException) => {
       done({ retryable: true, status: 0, message: err.code === undefined ? err.message : `${err.code} ${err.message}`, retryAfterMs: null });
     });
+    if (options.signal?.aborted === true) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
     req.end(body);
   });
 }
@@ -101,15 +108,14 @@ function attempt(body: Uint8Array, options: SenderOptions): Promise<AttemptFailu
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted === true) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    // The listener goes when the timer fires: a daemon retrying for hours must not pile them up.
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 }
 

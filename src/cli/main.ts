@@ -31,6 +31,11 @@ const io: CommandIo = {
   },
 };
 
-void runCli(process.argv.slice(2), io).then((code) => {
+const argv = process.argv.slice(2);
+void runCli(argv, io).then((code) => {
   process.exitCode = code;
+  // The daemon has flushed and saved by now; chokidar can keep a timer for up to
+  // a second after closing, and a stopping service should not linger. Other
+  // commands exit on their own, after stdout has drained.
+  if (argv[0] === 'watch') process.exit(code);
 });

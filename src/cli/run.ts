@@ -7,6 +7,7 @@ import { runShow } from './commands/show.js';
 import { runExportCommand } from './commands/export.js';
 import { runConfigCommand } from './commands/config.js';
 import { runStatusCommand } from './commands/status.js';
+import { runWatchCommand } from './commands/watch.js';
 
 type Command = (argv: string[], io: CommandIo) => Promise<number>;
 
@@ -15,6 +16,7 @@ const COMMANDS: Record<string, Command> = {
   export: runExportCommand,
   config: runConfigCommand,
   status: runStatusCommand,
+  watch: runWatchCommand,
 };
 
 const HELP = `ccotel: Claude Code transcripts → OpenTelemetry traces and waterfalls
@@ -24,6 +26,7 @@ Usage: ccotel <command> [options]
 Commands:
   show <session>     draw a session as a waterfall (terminal, --json, --html FILE)
   export [paths]     send sessions to an OTLP/HTTP endpoint (Jaeger, Tempo), one trace per turn
+  watch              follow live sessions and export each span as its work completes
   status             which recent sessions are working, waiting for you, or failed
   config check       print the effective configuration and where each value came from
 

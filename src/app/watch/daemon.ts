@@ -1,0 +1,565 @@
+// `ccotel watch`: follows the projects dirs and sends each span as soon as the
+// work it describes is over. Wiring only; the parts:
+//   dir-watcher (chokidar)  → which file changed
+//   session-tracker         → tail it, fold into core state, rebuild the turns
+//                             it touched, queue spans whose content is final
+//   delivery-queue          → batch, send, retry through outages
+//   watch-state / export-records → what was delivered, durable across kill -9
+// Sessions are loaded while active and unloaded once quiet for --idle-timeout
+// and fully delivered, so memory follows the sessions in use, not the history.
+import { stat } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import type { Resource } from '@opentelemetry/resources';
+import type { PriceTable } from '../../core/pricing.js';
+import type { Settings } from '../../core/settings.js';
+import { watchDirs, type DirWatcher, type WatchEvent } from '../../adapters/dir-watcher.js';
+import type { Logger } from '../../adapters/logger.js';
+import { ownerOf, subagentFiles } from '../../adapters/session-files.js';
+import { textLimitFor } from '../session-spans.js';
+import { otlpSink, type RetryPolicy, type SpanSink } from '../span-sink.js';
+import { createDeliveryQueue, type Batch } from './delivery-queue.js';
+import { openExportRecords } from './export-records.js';
+import { classifyPath, isWatchedPath, sessionKeyOf } from './file-kind.js';
+import { SessionTracker, type Outgoing, type TrackerContext } from './session-tracker.js';
+import { scanProjects } from './startup-scan.js';
+import { createStateSaver } from './state-saver.js';
+import { loadWatchState, watchStatePath, type FileRecord, type SessionRecord, type WatchState } from './watch-state.js';
+
+export interface WatchOptions {
+  settings: Settings;
+  prices: PriceTable;
+  resource: Resource;
+  log: Logger;
+  /** Send history from before the first start too (everything not in export-state). */
+  backfill: boolean;
+  /** Process what is there, send what is complete, and stop. */
+  once: boolean;
+  /** How long a closed turn must stay unchanged before its root leaves (default 1500 ms). */
+  settleMs?: number;
+  /** Batching of new lines before a rebuild (default 10 ms). */
+  recomputeDelayMs?: number;
+  /** Linger before a send, to batch spans completing together (default 5 ms). */
+  lingerMs?: number;
+  /** Time given to delivery when stopping (default 3000 ms). */
+  stopFlushMs?: number;
+  /** Where spans go; default OTLP/HTTP to settings.endpoint. */
+  makeSink?: (policy: RetryPolicy) => SpanSink;
+}
+
+export interface WatchDaemon {
+  /** Startup scan done and the sessions that needed it (re)loaded. */
+  readonly ready: Promise<void>;
+  /** Exit code, once stopped (or, with --once, finished). */
+  readonly done: Promise<number>;
+  stop(reason?: string): Promise<number>;
+  /** Resolves when no line is waiting to be processed and no span to be sent (tests, --once). */
+  settled(): Promise<void>;
+}
+
+interface SessionEntry {
+  key: string;
+  sessionId: string;
+  /** Persisted view; authoritative while the session is not loaded. */
+  record: SessionRecord;
+  tracker: SessionTracker | null;
+  /** Everything touching one session runs in order on this chain. */
+  chain: Promise<void>;
+  recomputeTimer: NodeJS.Timeout | null;
+  wakeTimer: NodeJS.Timeout | null;
+  idleTimer: NodeJS.Timeout | null;
+  /** Duration of the last rebuild and when it ended (monotonic ms): rebuilds cost O(session). */
+  lastCostMs: number;
+  lastRebuildAt: number;
+}
+
+interface Sent {
+  entry: SessionEntry;
+  tracker: SessionTracker;
+  out: Outgoing;
+}
+
+const newRecord = (): SessionRecord => ({ files: {}, skip: 0, baseline: null, live: true, turns: {} });
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+/** Waits for work, but not past a deadline; the timer is cleared so it cannot hold the process open. */
+async function until(work: Promise<unknown>, deadline: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<void>((r) => {
+    timer = setTimeout(r, Math.max(0, deadline - Date.now()));
+  });
+  try {
+    await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+const isUnder = (path: string, dir: string): boolean => path === dir || path.startsWith(dir + sep);
+
+async function fileRecord(path: string): Promise<(FileRecord & { mtimeMs: number }) | null> {
+  const info = await stat(path).catch(() => null);
+  return info === null || !info.isFile() ? null : { ino: info.ino, size: info.size, mtimeMs: info.mtimeMs };
+}
+
+export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
+  const { settings, log, once } = options;
+  const stateDir = settings.stateDir ?? '.';
+  const roots = [...new Set(settings.projectsDirs.map((d) => resolve(d)))];
+  const idleMs = settings.idleTimeoutMs;
+  const recomputeDelayMs = options.recomputeDelayMs ?? 10;
+  const spanOptions = { content: settings.content, maxAttributeBytes: settings.maxAttributeBytes };
+  const records = await openExportRecords(stateDir, log);
+  const ctx: TrackerContext = {
+    prices: options.prices,
+    spanOptions,
+    parse: { textLimit: textLimitFor(spanOptions) },
+    settleMs: options.settleMs ?? 1500,
+    records,
+    log,
+    now: () => performance.now(),
+  };
+
+  const saved = await loadWatchState(stateDir);
+  if (saved.kind === 'corrupt') {
+    log.warn('watch state was unreadable; starting afresh', { file: watchStatePath(stateDir), reason: saved.reason, movedTo: saved.movedTo });
+  }
+  const prior: WatchState | null = saved.kind === 'ok' ? saved.value : null;
+  const firstStart = prior === null;
+  const createdAt = prior?.createdAt ?? new Date().toISOString();
+
+  const entries = new Map<string, SessionEntry>();
+  const flatOwners = new Map<string, string>();
+  let stopping = false;
+  let rotation = 0;
+
+  // ---- persistence ---------------------------------------------------------
+  const snapshot = (): WatchState => {
+    const sessions: Record<string, SessionRecord> = {};
+    for (const entry of entries.values()) sessions[entry.key] = entry.tracker === null ? entry.record : entry.tracker.toRecord(true);
+    return { version: 1, createdAt, sessions };
+  };
+  const saver = createStateSaver(stateDir, records, snapshot, log);
+  const persist = saver.save;
+  const persistSoon = saver.saveSoon;
+
+  // ---- sessions ------------------------------------------------------------
+  const run = (entry: SessionEntry, job: () => Promise<void> | void): Promise<void> => {
+    entry.chain = entry.chain
+      .then(job)
+      .catch((err: unknown) => log.error('session processing failed', { session: entry.sessionId, error: err }));
+    return entry.chain;
+  };
+
+  const clearTimers = (entry: SessionEntry): void => {
+    for (const t of [entry.recomputeTimer, entry.wakeTimer, entry.idleTimer]) if (t !== null) clearTimeout(t);
+    entry.recomputeTimer = null;
+    entry.wakeTimer = null;
+    entry.idleTimer = null;
+  };
+
+  const entryFor = (key: string, sessionId: string): SessionEntry => {
+    let entry = entries.get(key);
+    if (entry === undefined) {
+      entry = { key, sessionId, record: newRecord(), tracker: null, chain: Promise.resolve(), recomputeTimer: null, wakeTimer: null, idleTimer: null, lastCostMs: 0, lastRebuildAt: 0 };
+      entries.set(key, entry);
+    }
+    return entry;
+  };
+
+  const demote = (entry: SessionEntry): void => {
+    if (entry.tracker === null) return;
+    entry.record = entry.tracker.toRecord(false);
+    entry.tracker = null;
+    clearTimers(entry);
+    log.debug('session quiet and delivered; unloaded', { session: entry.sessionId });
+    persistSoon();
+  };
+
+  /** Unload a session whose work is flushed and delivered. */
+  const maybeDemote = (entry: SessionEntry): void => {
+    const t = entry.tracker;
+    if (t === null || t.pending > 0) return;
+    if (t.flushMode === 'idle' || (once && t.flushMode === 'final')) demote(entry);
+  };
+
+  const recomputeNow = (entry: SessionEntry): void => {
+    const t = entry.tracker;
+    if (t === null) return;
+    if (entry.wakeTimer !== null) clearTimeout(entry.wakeTimer);
+    entry.wakeTimer = null;
+    const started = performance.now();
+    const queued = t.recompute();
+    entry.lastRebuildAt = performance.now();
+    entry.lastCostMs = entry.lastRebuildAt - started;
+    if (queued) queue.kick();
+    if (t.nextWake !== null && !stopping) {
+      entry.wakeTimer = setTimeout(
+        () => {
+          entry.wakeTimer = null;
+          void run(entry, () => recomputeNow(entry));
+        },
+        Math.max(1, t.nextWake - performance.now() + 1),
+      );
+    }
+    maybeDemote(entry);
+  };
+
+  const scheduleRecompute = (entry: SessionEntry): void => {
+    if (entry.recomputeTimer !== null || stopping) return;
+    // A rebuild re-derives the whole session (~5 µs a record): in a huge session,
+    // batch more lines per rebuild so that it never takes more than ~1/3 of the CPU.
+    const spacing = 3 * entry.lastCostMs - (performance.now() - entry.lastRebuildAt);
+    entry.recomputeTimer = setTimeout(() => {
+      entry.recomputeTimer = null;
+      void run(entry, async () => {
+        await entry.tracker?.catchUp();
+        recomputeNow(entry);
+      });
+    }, Math.max(recomputeDelayMs, spacing));
+  };
+
+  const idleFlush = (entry: SessionEntry): void => {
+    const t = entry.tracker;
+    if (t === null || stopping) return;
+    if (t.unfinished) log.info('session idle; sending its unfinished work marked incomplete', { session: entry.sessionId });
+    t.setFlush('idle');
+    recomputeNow(entry);
+  };
+
+  const startIdleTimer = (entry: SessionEntry, delayMs: number): void => {
+    if (entry.idleTimer !== null) clearTimeout(entry.idleTimer);
+    entry.idleTimer = null;
+    if (once || stopping) return;
+    entry.idleTimer = setTimeout(() => {
+      entry.idleTimer = null;
+      void run(entry, () => idleFlush(entry));
+    }, delayMs);
+  };
+
+  /** Loads a session (every file from byte 0) and queues what is ready. */
+  const activate = (entry: SessionEntry): Promise<void> =>
+    run(entry, async () => {
+      if (entry.tracker !== null || stopping) return;
+      const tracker = new SessionTracker(entry.key, entry.sessionId, ctx, entry.record);
+      const sessionDir = join(dirname(entry.key), entry.sessionId);
+      const nested = await subagentFiles(sessionDir);
+      for (const a of nested.agents) tracker.addFile(a.file);
+      for (const m of nested.metas) tracker.addFile(m);
+      for (const [path, key] of flatOwners) if (key === entry.key) tracker.addFile(path);
+      await tracker.load();
+      // Deleted (or stopping) while it was being read.
+      if (entries.get(entry.key) !== entry || stopping) return;
+      entry.tracker = tracker;
+      if (once) tracker.setFlush('final');
+      const paths = [entry.key, ...Object.keys(entry.record.files), ...nested.agents.map((a) => a.file)];
+      const mtimes = await Promise.all(paths.map(async (p) => (await fileRecord(p))?.mtimeMs ?? 0));
+      const quietFor = Date.now() - Math.max(0, ...mtimes);
+      log.debug('session loaded', { session: entry.sessionId, quietForMs: Math.round(quietFor) });
+      if (!once && quietFor >= idleMs) {
+        // Long quiet (history being backfilled, or a session left mid-turn): flush now.
+        tracker.setFlush('idle');
+      } else {
+        startIdleTimer(entry, Math.max(1, idleMs - quietFor));
+      }
+      recomputeNow(entry);
+    });
+
+  const ingest = (entry: SessionEntry, path: string): Promise<void> =>
+    run(entry, async () => {
+      const t = entry.tracker;
+      if (t === null || stopping) return;
+      if (await t.ingest(path)) {
+        startIdleTimer(entry, idleMs);
+        scheduleRecompute(entry);
+      }
+    });
+
+  const drop = (entry: SessionEntry): void => {
+    clearTimers(entry);
+    entries.delete(entry.key);
+    entry.tracker = null;
+    for (const [path, key] of flatOwners) if (key === entry.key) flatOwners.delete(path);
+    log.info('session file deleted; forgetting the session', { session: entry.sessionId });
+    persistSoon();
+  };
+
+  const forgetFile = (entry: SessionEntry, path: string): void => {
+    delete entry.record.files[path];
+    entry.tracker?.forget(path);
+    flatOwners.delete(path);
+    persistSoon();
+  };
+
+  // ---- delivery ------------------------------------------------------------
+  const groupByTracker = (items: Sent[]): Map<SessionTracker, { entry: SessionEntry; outs: Outgoing[] }> => {
+    const groups = new Map<SessionTracker, { entry: SessionEntry; outs: Outgoing[] }>();
+    for (const item of items) {
+      let g = groups.get(item.tracker);
+      if (g === undefined) {
+        g = { entry: item.entry, outs: [] };
+        groups.set(item.tracker, g);
+      }
+      g.outs.push(item.out);
+    }
+    return groups;
+  };
+
+  const queue = createDeliveryQueue<Sent>({
+    makeSink: options.makeSink ?? ((policy) => otlpSink(settings, options.resource, policy)),
+    log,
+    maxRetries: once ? 5 : Infinity,
+    maxBackoffMs: once ? 5000 : 30_000,
+    lingerMs: options.lingerMs ?? 5,
+    pull(max): Batch<Sent> {
+      const active = [...entries.values()].filter((e) => e.tracker?.hasOutbox === true);
+      const items: Sent[] = [];
+      // Round robin: one busy session cannot starve the others.
+      for (let i = 0; i < active.length && items.length < max; i += 1) {
+        const entry = active[(i + rotation) % active.length];
+        const tracker = entry?.tracker;
+        if (entry === undefined || tracker === null || tracker === undefined) continue;
+        for (const out of tracker.take(max - items.length)) items.push({ entry, tracker, out });
+      }
+      rotation += 1;
+      return { items, spans: items.map((i) => i.out.span) };
+    },
+    async onAccepted(items) {
+      for (const [tracker, { entry, outs }] of groupByTracker(items)) {
+        tracker.ack(outs);
+        if (entry.tracker === tracker) void run(entry, () => maybeDemote(entry));
+      }
+      log.debug('spans delivered', { spans: items.length });
+      await persist();
+    },
+    async onRefused(items) {
+      for (const [tracker, { entry, outs }] of groupByTracker(items)) {
+        tracker.reject(outs);
+        if (entry.tracker === tracker) void run(entry, () => maybeDemote(entry));
+      }
+      await persist();
+    },
+    onReturned(items) {
+      for (const [tracker, { outs }] of groupByTracker(items)) tracker.requeue(outs);
+    },
+  });
+
+  // ---- filesystem events -----------------------------------------------------
+  const rootOf = (path: string): string | undefined => roots.find((r) => isUnder(path, r));
+
+  const handleEvent = async (ev: WatchEvent): Promise<void> => {
+    if (stopping) return;
+    if (ev.type === 'unlinkDir') {
+      for (const entry of [...entries.values()]) {
+        if (isUnder(entry.key, ev.path)) drop(entry);
+        else for (const path of Object.keys(entry.record.files)) if (isUnder(path, ev.path)) forgetFile(entry, path);
+      }
+      return;
+    }
+    const root = rootOf(ev.path);
+    const kind = root === undefined ? null : classifyPath(ev.path, root);
+    if (kind === null) return;
+    let key: string;
+    let sessionId: string;
+    if (kind.kind === 'flat-agent') {
+      const known = flatOwners.get(ev.path);
+      if (known !== undefined) {
+        key = known;
+        sessionId = entries.get(known)?.sessionId ?? '';
+      } else {
+        if (ev.type === 'unlink') return;
+        // 2.0.x: the owner is named on the file's first line; not written yet → next event.
+        const owner = await ownerOf(ev.path);
+        if (owner === null || stopping) return;
+        key = sessionKeyOf(kind.projectDir, owner);
+        sessionId = owner;
+        flatOwners.set(ev.path, key);
+      }
+    } else {
+      key = kind.sessionKey;
+      sessionId = kind.sessionId;
+    }
+    if (ev.type === 'unlink') {
+      const entry = entries.get(key);
+      if (entry === undefined) return;
+      if (kind.kind === 'main') drop(entry);
+      else forgetFile(entry, ev.path);
+      return;
+    }
+    const entry = entryFor(key, sessionId);
+    if (entry.record.files[ev.path] === undefined && entry.tracker?.hasFile(ev.path) !== true) {
+      entry.record.files[ev.path] = { ino: 0, size: 0 };
+    }
+    if (entry.tracker === null) void activate(entry);
+    await ingest(entry, ev.path);
+  };
+
+  let scanned = false;
+  const buffered: WatchEvent[] = [];
+  const onEvent = (ev: WatchEvent): void => {
+    if (!scanned) {
+      buffered.push(ev);
+      return;
+    }
+    handleEvent(ev).catch((err: unknown) => log.error('cannot process file event', { file: ev.path, error: err }));
+  };
+
+  let watcher: DirWatcher | null = null;
+  if (!once) {
+    watcher = await watchDirs(roots, {
+      onEvent,
+      onError: (err) => {
+        const hint = (err as NodeJS.ErrnoException).code === 'ENOSPC' ? 'inotify watch limit reached: raise fs.inotify.max_user_watches' : undefined;
+        log.error('file watching failed', { error: err, hint });
+      },
+      wanted: (path, isDir) => {
+        const root = rootOf(path);
+        return root !== undefined && isWatchedPath(path, isDir, root);
+      },
+    });
+    await watcher.ready;
+  }
+
+  // ---- startup scan ----------------------------------------------------------
+  interface Pending {
+    entry: SessionEntry;
+    lastWrite: number;
+  }
+  const toLoad: Pending[] = [];
+  for (const { files: s, current, lastWrite, flatAgents } of await scanProjects(roots, log)) {
+    const key = s.mainFile;
+    for (const file of flatAgents) flatOwners.set(file, key);
+    const was = prior?.sessions[key];
+    const entry = entryFor(key, s.sessionId);
+    let load: boolean;
+    if (was === undefined && firstStart && !options.backfill) {
+      // First start: what is there is history. Note where it ends; read it only if the session is in use.
+      load = Date.now() - lastWrite < idleMs;
+      entry.record = { files: current, skip: 0, baseline: current[s.mainFile]?.size ?? 0, live: load, turns: {} };
+    } else if (was === undefined) {
+      entry.record = { ...newRecord(), files: current };
+      load = true;
+    } else {
+      const changed = Object.entries(current).some(([p, f]) => was.files[p]?.ino !== f.ino || was.files[p]?.size !== f.size);
+      // Files as they are now: a loaded session re-reads them all anyway, an unchanged one has these.
+      entry.record = { ...was, files: current, turns: { ...was.turns } };
+      if (options.backfill) {
+        entry.record.skip = 0;
+        entry.record.baseline = null;
+      }
+      load = was.live || changed || options.backfill;
+    }
+    if (load) toLoad.push({ entry, lastWrite });
+  }
+  // Saved at once: a daemon killed before its first delivery must not take the
+  // sessions written meanwhile for history on its next start.
+  await persist();
+  scanned = true;
+  log.info('watching', {
+    projectsDirs: roots,
+    endpoint: settings.endpoint,
+    stateDir,
+    sessions: entries.size,
+    loading: toLoad.length,
+    firstStart,
+    backfill: options.backfill,
+    once,
+  });
+  for (const ev of buffered.splice(0)) onEvent(ev);
+
+  /** Waits until a loaded session has nothing left to send (or delivery gave up). */
+  const drained = async (entry: SessionEntry): Promise<void> => {
+    for (;;) {
+      await entry.chain;
+      const t = entry.tracker;
+      if (t === null || t.pending === 0 || stopping || queue.gaveUp) return;
+      queue.kick();
+      await queue.whenIdle();
+    }
+  };
+
+  // Most recently written first: the session in use matters more than history.
+  toLoad.sort((a, b) => b.lastWrite - a.lastWrite);
+  const ready = (async () => {
+    for (const { entry, lastWrite } of toLoad) {
+      if (stopping) break;
+      await activate(entry);
+      // History is delivered and unloaded one session at a time: memory stays bounded.
+      if (once || Date.now() - lastWrite >= idleMs) {
+        await drained(entry);
+        await run(entry, () => maybeDemote(entry));
+      }
+    }
+  })();
+
+  const settledAll = async (): Promise<void> => {
+    for (;;) {
+      await ready;
+      await Promise.all([...entries.values()].map((e) => e.chain));
+      const timers = [...entries.values()].some((e) => e.recomputeTimer !== null);
+      if (timers) {
+        await sleep(recomputeDelayMs + 1);
+        continue;
+      }
+      await queue.whenIdle();
+      const outstanding = [...entries.values()].some((e) => e.tracker !== null && e.tracker.hasOutbox);
+      const moreTimers = [...entries.values()].some((e) => e.recomputeTimer !== null);
+      if ((!outstanding || queue.gaveUp || stopping) && !moreTimers && !queue.busy) return;
+      if (outstanding) queue.kick();
+    }
+  };
+
+  let resolveDone: (code: number) => void = () => undefined;
+  const done = new Promise<number>((r) => {
+    resolveDone = r;
+  });
+  let stopPromise: Promise<number> | null = null;
+
+  const stop = (reason = 'stop'): Promise<number> => {
+    if (stopPromise !== null) return stopPromise;
+    stopPromise = (async () => {
+      const deadline = Date.now() + (options.stopFlushMs ?? 3000);
+      log.info('stopping; flushing what is complete', { reason });
+      stopping = true;
+      await watcher?.close();
+      saver.cancelSoon();
+      const flushes: Promise<void>[] = [];
+      for (const entry of entries.values()) {
+        clearTimers(entry);
+        if (entry.tracker !== null) {
+          // Closed turns leave now instead of waiting to settle.
+          const tracker = entry.tracker;
+          flushes.push(
+            run(entry, async () => {
+              // Whatever was written before the signal counts, even if its event is still on its way.
+              await tracker.ingestAll();
+              tracker.setFlush('final');
+              if (tracker.recompute()) queue.kick();
+            }),
+          );
+        }
+      }
+      await until(Promise.all(flushes), deadline);
+      await until(settledAll(), deadline);
+      queue.abort();
+      await until(queue.whenIdle(), Date.now() + 300);
+      await persist();
+      const undelivered = [...entries.values()].reduce((n, e) => n + (e.tracker?.pending ?? 0), 0);
+      log.info('stopped', { undeliveredSpans: undelivered });
+      return 0;
+    })();
+    void stopPromise.then(resolveDone);
+    return stopPromise;
+  };
+
+  if (once) {
+    void (async () => {
+      await ready;
+      await settledAll();
+      await persist();
+      const undelivered = [...entries.values()].reduce((n, e) => n + (e.tracker?.pending ?? 0), 0);
+      if (queue.gaveUp) log.error('could not deliver every span; they will be sent by the next run', { undeliveredSpans: undelivered });
+      resolveDone(queue.gaveUp ? 1 : 0);
+    })();
+  }
+
+  return { ready, done, stop, settled: settledAll };
+}

@@ -1,0 +1,473 @@
+// One followed session: its files tailed into the core reducer, and after each
+// batch of new lines the turns it touched rebuilt with the same span builder
+// `ccotel export` uses. Spans whose content is final (readiness.ts) and not
+// yet sent (turn-book.ts) go to the outbox, which the delivery queue drains.
+// Holding no spans beyond the outbox, a tracker re-derives anything not yet
+// acknowledged from the transcript itself: a collector outage costs no memory.
+import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { finish } from '../../core/assemble.js';
+import { parseAgentMeta } from '../../core/agent-meta.js';
+import type { Line } from '../../core/line-splitter.js';
+import { parseRecord, type ParseOptions } from '../../core/parse-record.js';
+import type { PriceTable } from '../../core/pricing.js';
+import { costSession, type SessionCosts } from '../../core/session-cost.js';
+import type { SessionModel } from '../../core/session-model.js';
+import { addAgentMeta, createSessionState, registerAgentFile, step, type SessionState } from '../../core/session-state.js';
+import type { SpanData, SpanOptions } from '../../core/span-data.js';
+import { traceIdFor } from '../../core/span-ids.js';
+import { buildTurnSpans } from '../../core/spans.js';
+import { createFileTailer, type FileTailer } from '../../adapters/file-tailer.js';
+import type { Logger } from '../../adapters/logger.js';
+import { digestOf } from '../session-spans.js';
+import type { ExportRecords } from './export-records.js';
+import { readySpanIds, turnHolds } from './readiness.js';
+import { createThreads, observe, type Threads } from './threads.js';
+import { createBook, fullyDelivered, marksOf, spanDigest, verdict, type TurnBook } from './turn-book.js';
+import type { FileRecord, SessionRecord, SpanMark } from './watch-state.js';
+
+export interface TrackerContext {
+  prices: PriceTable;
+  spanOptions: SpanOptions;
+  parse: ParseOptions;
+  /** How long a closed turn must stay unchanged before its root leaves. */
+  settleMs: number;
+  records: ExportRecords;
+  log: Logger;
+  /** Monotonic milliseconds. */
+  now(): number;
+}
+
+export interface Outgoing {
+  span: SpanData;
+  digest: string;
+  book: TurnBook;
+}
+
+/**
+ * normal: spans leave as they become final;
+ * idle:   the session has been quiet for --idle-timeout: open work leaves too,
+ *         marked incomplete (until new lines arrive);
+ * final:  shutting down or --once: closed turns leave without waiting to settle.
+ */
+export type FlushMode = 'normal' | 'idle' | 'final';
+
+type Role = 'main' | 'agent' | 'meta';
+
+interface TrackedFile {
+  path: string;
+  role: Role;
+  agentId: string | null;
+  tailer: FileTailer | null;
+  /** Meta sidecars are read whole; what we saw of them. */
+  seen: FileRecord | null;
+}
+
+const AGENT_FILE = /^agent-(.+)\.jsonl$/;
+const META_FILE = /^agent-(.+)\.meta\.json$/;
+
+function roleOf(path: string, sessionKey: string): { role: Role; agentId: string | null } {
+  if (path === sessionKey) return { role: 'main', agentId: null };
+  const name = basename(path);
+  const meta = META_FILE.exec(name)?.[1];
+  if (meta !== undefined) return { role: 'meta', agentId: meta };
+  return { role: 'agent', agentId: AGENT_FILE.exec(name)?.[1] ?? name };
+}
+
+export class SessionTracker {
+  readonly key: string;
+  readonly sessionId: string;
+  private readonly ctx: TrackerContext;
+  private readonly files = new Map<string, TrackedFile>();
+  private state: SessionState;
+  private threads: Threads = createThreads();
+  private readonly books = new Map<string, TurnBook>();
+  /** Marks from the state file, claimed by each turn's first build. */
+  private readonly savedMarks: Map<string, Record<string, SpanMark>>;
+  private readonly outbox = new Map<string, Outgoing>();
+  private skip: number;
+  private baseline: number | null;
+  private flush: FlushMode = 'normal';
+  private rebuildAll = true;
+  private lastContextWindow: number | null = null;
+  /** Entries already checked by catchUp(). */
+  private caughtUp = 0;
+  /** Per agent: turn, spawning call, type and description when last built. */
+  private readonly agentSeen = new Map<string, string>();
+  /** When a closed turn will have settled (monotonic ms), if one is waiting. */
+  nextWake: number | null = null;
+
+  constructor(key: string, sessionId: string, ctx: TrackerContext, record: SessionRecord) {
+    this.key = key;
+    this.sessionId = sessionId;
+    this.ctx = ctx;
+    this.state = createSessionState(sessionId, key);
+    this.skip = record.skip;
+    this.baseline = record.baseline;
+    this.savedMarks = new Map(Object.entries(record.turns));
+    this.addFile(key);
+    for (const path of Object.keys(record.files)) this.addFile(path);
+  }
+
+  get flushMode(): FlushMode {
+    return this.flush;
+  }
+
+  hasFile(path: string): boolean {
+    return this.files.has(path);
+  }
+
+  addFile(path: string): void {
+    if (this.files.has(path)) return;
+    const { role, agentId } = roleOf(path, this.key);
+    this.files.set(path, { path, role, agentId, tailer: null, seen: null });
+    if (role === 'agent' && agentId !== null) registerAgentFile(this.state, agentId, path);
+  }
+
+  forget(path: string): void {
+    this.files.delete(path);
+  }
+
+  /** Reads every file of the session from byte 0 (first load, or after a reset). */
+  async load(): Promise<void> {
+    this.state = createSessionState(this.sessionId, this.key);
+    this.threads = createThreads();
+    this.agentSeen.clear();
+    this.caughtUp = 0;
+    const files = [...this.files.values()];
+    for (const f of files) {
+      if (f.role !== 'meta') continue;
+      f.seen = null;
+      await this.readMeta(f);
+    }
+    for (const f of files) if (f.role === 'agent' && f.agentId !== null) registerAgentFile(this.state, f.agentId, f.path);
+    const main = this.files.get(this.key);
+    if (main !== undefined) {
+      main.tailer = createFileTailer(main.path);
+      if (this.baseline !== null) {
+        // First start: turns that had ended by then are history, not ours to send.
+        await main.tailer.read(this.feed(main), this.baseline);
+        this.skip = finish(this.state).turns.filter((t) => t.endState !== 'open').length;
+        this.baseline = null;
+      }
+      await main.tailer.read(this.feed(main));
+    }
+    for (const f of files) {
+      if (f.role !== 'agent') continue;
+      f.tailer = createFileTailer(f.path);
+      await f.tailer.read(this.feed(f));
+    }
+    this.rebuildAll = true;
+  }
+
+  /** Reads what was appended to one file. True when something new came in. */
+  async ingest(path: string): Promise<boolean> {
+    this.addFile(path);
+    const f = this.files.get(path);
+    if (f === undefined) return false;
+    if (f.role === 'meta') return this.readMeta(f);
+    f.tailer ??= createFileTailer(path);
+    const read = await f.tailer.read(this.feed(f));
+    if (read.kind === 'reset') {
+      this.ctx.log.info('transcript shrank or was replaced; re-reading the session', { file: path, reason: read.reason, session: this.sessionId });
+      await this.load();
+      this.touched();
+      return true;
+    }
+    if (read.kind === 'lines' && read.count > 0) {
+      this.touched();
+      return true;
+    }
+    return false;
+  }
+
+  /** Reads what was appended to any of the session's files (before a final flush). */
+  async ingestAll(): Promise<boolean> {
+    let fresh = false;
+    for (const path of [...this.files.keys()]) if (await this.ingest(path)) fresh = true;
+    return fresh;
+  }
+
+  /**
+   * Files are read in the order their change events arrive, not the order they
+   * were written: the result of an Agent/Task call can be read before the last
+   * lines of the agent's own file. When a call's result names its agent, read
+   * the agent files first so "the call returned" also means "the agent's lines
+   * are all in".
+   */
+  async catchUp(): Promise<void> {
+    for (let round = 0; round < 4; round += 1) {
+      const entries = this.state.entries;
+      let spawnReturned = false;
+      for (let i = this.caughtUp; i < entries.length; i += 1) {
+        const rec = entries[i]?.rec;
+        if (rec?.type === 'user' && rec.resultAgentId !== null) spawnReturned = true;
+      }
+      this.caughtUp = entries.length;
+      if (!spawnReturned) return;
+      for (const f of [...this.files.values()]) if (f.role === 'agent') await this.ingest(f.path);
+    }
+  }
+
+  private touched(): void {
+    // New activity ends an idle flush: unfinished work waits for completion again.
+    if (this.flush === 'idle') this.flush = 'normal';
+  }
+
+  setFlush(mode: FlushMode): void {
+    // 'final' is for good (shutdown, --once).
+    if (this.flush !== 'final') this.flush = mode;
+  }
+
+  private feed(f: TrackedFile): (lines: Line[]) => void {
+    const source = { file: f.path, agentId: f.role === 'agent' ? f.agentId : null };
+    return (lines) => {
+      for (const line of lines) {
+        if (line.text.trim() === '') continue;
+        step(this.state, source, line.number, parseRecord(line.text, this.ctx.parse));
+      }
+    };
+  }
+
+  private async readMeta(f: TrackedFile): Promise<boolean> {
+    const info = await stat(f.path).catch(() => null);
+    if (info === null) return false;
+    if (f.seen !== null && f.seen.ino === info.ino && f.seen.size === info.size) return false;
+    const text = await readFile(f.path, 'utf8').catch(() => null);
+    // A sidecar caught mid-write is read again on its next change event.
+    const meta = text === null ? null : parseAgentMeta(f.path, text);
+    if (meta === null) return false;
+    f.seen = { ino: info.ino, size: info.size };
+    addAgentMeta(this.state, meta);
+    return true;
+  }
+
+  /** Rebuilds the turns that may have changed and refills the outbox. True if spans were queued. */
+  recompute(): boolean {
+    const now = this.ctx.now();
+    const model = finish(this.state);
+    const firstNew = this.threads.seen;
+    observe(this.threads, this.state.entries);
+    const costs = costSession(model, this.ctx.prices);
+    this.nextWake = null;
+    let queued = false;
+    for (const index of this.turnsToRebuild(model, firstNew)) {
+      if (index >= this.skip && this.rebuildTurn(model, index, costs, now)) queued = true;
+    }
+    this.lastContextWindow = model.contextWindow;
+    return queued;
+  }
+
+  private turnsToRebuild(model: SessionModel, firstNew: number): number[] {
+    const turns = model.turns;
+    // The context window feeds an attribute of every tool span.
+    const all = this.rebuildAll || model.contextWindow !== this.lastContextWindow;
+    this.rebuildAll = false;
+    const set = new Set<number>();
+    // An agent linked to its call (meta sidecar, progress record, result) changes
+    // type, parent and maybe turn: rebuild where it was and where it is now.
+    for (const [key, agent] of model.agents) {
+      const seen = `${agent.turnIndex}|${agent.toolUseId}|${agent.agentType}|${agent.description}`;
+      const before = this.agentSeen.get(key);
+      if (before !== seen) {
+        const was = before === undefined ? null : Number(before.split('|')[0]);
+        if (was !== null && !Number.isNaN(was)) set.add(was);
+        if (agent.turnIndex !== null) set.add(agent.turnIndex);
+        this.agentSeen.set(key, seen);
+      }
+    }
+    if (all) return turns.map((t) => t.index);
+    if (turns.length > 0) set.add(turns.length - 1);
+    const entries = this.state.entries;
+    for (let i = firstNew; i < entries.length; i += 1) {
+      const entry = entries[i];
+      if (entry === undefined) continue;
+      if (entry.agentKey !== null) {
+        const t = model.agents.get(entry.agentKey)?.turnIndex;
+        if (t !== undefined && t !== null) set.add(t);
+      }
+      if (entry.rec.type === 'user') {
+        for (const r of entry.rec.toolResults) {
+          const t = model.tools.get(r.toolUseId)?.turnIndex;
+          if (t !== undefined && t >= 0) set.add(t);
+        }
+      }
+    }
+    // Unfinished turns are rebuilt every time: their cut-off time moves with the session.
+    for (const book of this.books.values()) if (!book.finished) set.add(book.turnIndex);
+    return [...set].filter((i) => i >= 0 && i < turns.length).sort((a, b) => a - b);
+  }
+
+  private openBook(traceId: string, index: number, spans: SpanData[], digests: string[], digest: string): TurnBook {
+    const marks = this.savedMarks.get(traceId);
+    this.savedMarks.delete(traceId);
+    const book = createBook(traceId, index, marks);
+    const recorded = this.ctx.records.get(traceId) ?? null;
+    book.recordedDigest = recorded;
+    const closed = spans[0]?.complete === true;
+    if (marks === undefined && recorded !== null && (recorded === digest || closed)) {
+      // Delivered in full by an earlier run (or by `ccotel export`). If it changed
+      // since, its final form is export's to resend, not ours.
+      spans.forEach((s, i) => book.delivered.set(s.spanId, { digest: digests[i] ?? '', complete: s.complete }));
+      book.inherited = recorded !== digest;
+    }
+    this.books.set(traceId, book);
+    return book;
+  }
+
+  private rebuildTurn(model: SessionModel, index: number, costs: SessionCosts, now: number): boolean {
+    const turn = model.turns[index];
+    if (turn === undefined) return false;
+    const traceId = traceIdFor(turn.promptUuid);
+    const spans = buildTurnSpans(model, index, costs, this.ctx.spanOptions);
+    const digests = spans.map(spanDigest);
+    const digest = digestOf(spans);
+    const book = this.books.get(traceId) ?? this.openBook(traceId, index, spans, digests, digest);
+    book.turnIndex = index;
+    book.spans = spans;
+    book.digests = digests;
+    book.digest = digest;
+
+    const closed = spans[0]?.complete === true;
+    if (!closed) {
+      book.closedSince = null;
+      book.closedDigest = null;
+    } else if (book.closedDigest !== digest) {
+      book.closedSince = now;
+      book.closedDigest = digest;
+    }
+    // Trailing lines (a prompt-suggestion side call) can follow a turn-end record:
+    // the root waits until the closed turn stayed unchanged for settleMs.
+    const since = book.closedSince ?? now;
+    const settled = closed && (this.flush !== 'normal' || now - since >= this.ctx.settleMs);
+    if (closed && !settled) this.nextWake = Math.min(this.nextWake ?? Infinity, since + this.ctx.settleMs);
+    book.final = settled && (this.flush === 'idle' || !turnHolds(model, this.threads, turn));
+    const ready = book.final || this.flush === 'idle' ? null : readySpanIds(model, this.threads, turn);
+
+    let queued = false;
+    const ids = new Set<string>();
+    book.conflicts.clear();
+    spans.forEach((span, i) => {
+      const digestOfSpan = digests[i] ?? '';
+      ids.add(span.spanId);
+      const isReady = ready === null || ready.has(span.spanId);
+      const v = verdict(book, span.spanId, digestOfSpan, span.complete);
+      if (isReady && v === 'send') {
+        this.outbox.set(span.spanId, { span, digest: digestOfSpan, book });
+        book.queued.add(span.spanId);
+        queued = true;
+      } else if (book.queued.has(span.spanId)) {
+        this.unqueue(book, span.spanId);
+      }
+      if (isReady && v === 'conflict') book.conflicts.add(span.spanId);
+    });
+    // Spans that left this turn (an agent linked to a call of another turn).
+    for (const id of [...book.queued]) if (!ids.has(id)) this.unqueue(book, id);
+    if (book.conflicts.size > 0) {
+      this.ctx.log.debug('spans changed after they were sent; not resending them (a later `ccotel export` will)', { session: this.sessionId, traceId, spans: book.conflicts.size });
+    }
+    this.settleBook(book);
+    return queued;
+  }
+
+  private unqueue(book: TurnBook, spanId: string): void {
+    if (this.outbox.get(spanId)?.book === book) this.outbox.delete(spanId);
+    book.queued.delete(spanId);
+  }
+
+  /** Records a turn delivered in full; marks a final turn finished once nothing is left to send. */
+  private settleBook(book: TurnBook): void {
+    if (book.queued.size > 0 || book.inflight.size > 0) return;
+    if (book.conflicts.size === 0 && !book.inherited && book.recordedDigest !== book.digest && fullyDelivered(book)) {
+      this.ctx.records.record(book.traceId, book.digest);
+      book.recordedDigest = book.digest;
+    }
+    if (book.final && !book.finished) {
+      book.finished = true;
+      // Finished turns keep their marks (late lines may add spans) but not their spans.
+      book.spans = [];
+      book.digests = [];
+    }
+  }
+
+  /** Spans to send now; they stay in flight until ack() or requeue(). */
+  take(max: number): Outgoing[] {
+    const out: Outgoing[] = [];
+    for (const [spanId, item] of this.outbox) {
+      if (out.length >= max) break;
+      // A newer version of a span still in flight waits for the older one's verdict.
+      if (item.book.inflight.has(spanId)) continue;
+      this.outbox.delete(spanId);
+      item.book.queued.delete(spanId);
+      item.book.inflight.set(spanId, { digest: item.digest, complete: item.span.complete });
+      out.push(item);
+    }
+    return out;
+  }
+
+  /** The collector accepted these spans. */
+  ack(items: Outgoing[]): void {
+    const books = new Set<TurnBook>();
+    for (const { span, book } of items) {
+      const mark = book.inflight.get(span.spanId);
+      book.inflight.delete(span.spanId);
+      if (mark !== undefined) book.delivered.set(span.spanId, mark);
+      books.add(book);
+    }
+    for (const book of books) this.settleBook(book);
+  }
+
+  /** The collector refused these spans for good (HTTP 400/413): never retried, never recorded. */
+  reject(items: Outgoing[]): void {
+    for (const item of items) item.book.inherited = true;
+    this.ack(items);
+  }
+
+  /** Not delivered (shutting down, or --once gave up): back in the outbox. */
+  requeue(items: Outgoing[]): void {
+    for (const item of items) {
+      const id = item.span.spanId;
+      item.book.inflight.delete(id);
+      if (!this.outbox.has(id)) {
+        this.outbox.set(id, item);
+        item.book.queued.add(id);
+      }
+    }
+  }
+
+  /** Spans queued or in flight. */
+  get pending(): number {
+    let n = this.outbox.size;
+    for (const book of this.books.values()) n += book.inflight.size;
+    return n;
+  }
+
+  get hasOutbox(): boolean {
+    return this.outbox.size > 0;
+  }
+
+  /** Whether some turn is still unfinished (open, settling or waiting for an agent). */
+  get unfinished(): boolean {
+    for (const book of this.books.values()) if (!book.finished) return true;
+    return false;
+  }
+
+  toRecord(live: boolean): SessionRecord {
+    const files: Record<string, FileRecord> = {};
+    for (const f of this.files.values()) {
+      if (f.role === 'meta') {
+        if (f.seen !== null) files[f.path] = f.seen;
+      } else if (f.tailer !== null && f.tailer.ino !== null) {
+        files[f.path] = { ino: f.tailer.ino, size: f.tailer.readOffset };
+      }
+    }
+    const turns: Record<string, Record<string, SpanMark>> = {};
+    for (const book of this.books.values()) {
+      // Recorded in export-state with this content: nothing more to remember.
+      if (book.finished && book.recordedDigest === book.digest && book.conflicts.size === 0) continue;
+      if (book.finished && book.inherited) continue;
+      if (book.delivered.size > 0) turns[book.traceId] = marksOf(book);
+    }
+    return { files, skip: this.skip, baseline: this.baseline, live, turns };
+  }
+}

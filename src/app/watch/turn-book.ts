@@ -1,0 +1,90 @@
+// Delivery bookkeeping of one turn: which span ids went out, with which
+// content (a digest of the span) and whether they were complete then. The rule
+// it enforces: a span id is sent once; the one exception is a span first sent
+// as incomplete (idle-timeout flush) that later completes, which is sent again
+// with its final content. A span whose content changed after it was sent
+// complete is not resent; the turn is then left unrecorded in export-state, so
+// a later `ccotel export` delivers its final form.
+import { createHash } from 'node:crypto';
+import type { SpanData } from '../../core/span-data.js';
+import type { SpanMark } from './watch-state.js';
+
+export interface Mark {
+  digest: string;
+  complete: boolean;
+}
+
+export interface TurnBook {
+  traceId: string;
+  turnIndex: number;
+  delivered: Map<string, Mark>;
+  inflight: Map<string, Mark>;
+  /** Span ids of this turn waiting in the outbox. */
+  queued: Set<string>;
+  /** Latest build of the turn (emptied once the turn is finished, to save memory). */
+  spans: SpanData[];
+  digests: string[];
+  /** digestOf(spans), the value export-state holds for a turn. */
+  digest: string;
+  /** Ready spans whose content differs from what was sent. */
+  conflicts: Set<string>;
+  /** Monotonic time since which the turn has been closed with this digest. */
+  closedSince: number | null;
+  closedDigest: string | null;
+  /** Closed, settled and no agent still at work: every span may leave. */
+  final: boolean;
+  /** Final and nothing left to send: rebuilt only when new lines touch it. */
+  finished: boolean;
+  /** Digest recorded in export-state (by us or an earlier run), if any. */
+  recordedDigest: string | null;
+  /** Marks were assumed from an older record, not known: never record over it. */
+  inherited: boolean;
+}
+
+export type Verdict = 'send' | 'skip' | 'conflict';
+
+export function spanDigest(span: SpanData): string {
+  return createHash('sha256').update(JSON.stringify(span)).digest('hex').slice(0, 16);
+}
+
+export function createBook(traceId: string, turnIndex: number, marks?: Record<string, SpanMark>): TurnBook {
+  const delivered = new Map<string, Mark>();
+  for (const [spanId, [digest, complete]] of Object.entries(marks ?? {})) delivered.set(spanId, { digest, complete: complete === 1 });
+  return {
+    traceId,
+    turnIndex,
+    delivered,
+    inflight: new Map(),
+    queued: new Set(),
+    spans: [],
+    digests: [],
+    digest: '',
+    conflicts: new Set(),
+    closedSince: null,
+    closedDigest: null,
+    final: false,
+    finished: false,
+    recordedDigest: null,
+    inherited: false,
+  };
+}
+
+export function verdict(book: TurnBook, spanId: string, digest: string, complete: boolean): Verdict {
+  const prev = book.inflight.get(spanId) ?? book.delivered.get(spanId);
+  if (prev === undefined) return 'send';
+  if (prev.digest === digest) return 'skip';
+  if (!prev.complete && complete) return 'send';
+  return 'conflict';
+}
+
+/** Every span of the latest build went out with exactly this content. */
+export function fullyDelivered(book: TurnBook): boolean {
+  if (book.queued.size > 0 || book.inflight.size > 0 || book.spans.length === 0) return false;
+  return book.spans.every((s, i) => book.delivered.get(s.spanId)?.digest === book.digests[i]);
+}
+
+export function marksOf(book: TurnBook): Record<string, SpanMark> {
+  const out: Record<string, SpanMark> = {};
+  for (const [spanId, mark] of book.delivered) out[spanId] = [mark.digest, mark.complete ? 1 : 0];
+  return out;
+}
