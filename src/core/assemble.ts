@@ -90,6 +90,7 @@ function buildTurns(entries: Entry[]): { turnOf: Int32Array; turns: Turn[] } {
         index: turns.length,
         promptUuid: rec.uuid ?? `${entry.file}:${entry.line}`,
         promptText: prompt ? rec.text : null,
+        contextWindow: DEFAULT_CONTEXT_WINDOW,
         startTime: rec.timestamp ?? 0,
         endTime: rec.timestamp ?? 0,
         endState: 'open',
@@ -201,6 +202,7 @@ export function finish(state: SessionState): SessionModel {
           errorType: null,
           output: null,
           spawnedAgentKey: null,
+          usageAtCall: rec.usage === null ? null : { input: totalInput(rec.usage), output: rec.usage.output },
         });
       }
     } else if (rec.type === 'user') {
@@ -269,10 +271,14 @@ export function finish(state: SessionState): SessionModel {
     if (verdict.state === 'interrupted') closeAbandoned(turn, tools);
   });
 
-  let contextWindow = DEFAULT_CONTEXT_WINDOW;
+  // The 1M window holds from the first turn that proves it onward: earlier turns
+  // keep theirs, so a live daemon's already-sent spans stay true.
+  let firstLarge = Number.POSITIVE_INFINITY;
   for (const r of responses.values()) {
-    if (r.agentKey === null && r.usage !== null && totalInput(r.usage) > DEFAULT_CONTEXT_WINDOW) contextWindow = LARGE_CONTEXT_WINDOW;
+    if (r.agentKey === null && r.usage !== null && totalInput(r.usage) > DEFAULT_CONTEXT_WINDOW) firstLarge = Math.min(firstLarge, r.turnIndex);
   }
+  for (const turn of turns) turn.contextWindow = turn.index >= firstLarge ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW;
+  const contextWindow = Number.isFinite(firstLarge) ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW;
 
   return {
     sessionId: sessionIdOf(state),

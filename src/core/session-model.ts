@@ -45,6 +45,13 @@ export interface ToolCall {
   output: string | null;
   /** The sub-agent this call spawned (Task/Agent), once linked. */
   spawnedAgentKey: AgentKey;
+  /**
+   * Usage of the issuing response as written on the tool_use line itself. 2.1.x
+   * runs tools while the response still streams, so the response's final output
+   * count can arrive after the call ended; spans use this so a call's span is
+   * final when its result lands (rows show the response's final usage).
+   */
+  usageAtCall: { input: number; output: number } | null;
 }
 
 export interface TokenTotals {
@@ -78,6 +85,8 @@ export interface SubAgent {
 
 export interface Turn {
   index: number;
+  /** 200k, or 1M from the first turn in which a main-thread response went past 200k. */
+  contextWindow: number;
   /** uuid of the prompt record: the trace id is derived from it. */
   promptUuid: string;
   promptText: string | null;
@@ -105,7 +114,7 @@ export interface SessionModel {
   responses: Map<string, ApiResponse>;
   tools: Map<string, ToolCall>;
   agents: Map<string, SubAgent>;
-  /** 200k unless a main-thread response went past it (then 1M). */
+  /** 1M if any main-thread response went past 200k, else 200k (per turn: Turn.contextWindow). */
   contextWindow: number;
   /** Last timestamp seen anywhere in the session. */
   lastTimestamp: number | null;

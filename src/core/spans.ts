@@ -106,8 +106,7 @@ function chatSpan(ctx: TurnContext, r: ApiResponse): SpanData {
 }
 
 function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
-  const response = t.responseKey === null ? undefined : ctx.model.responses.get(t.responseKey);
-  const input = response?.usage == null ? 0 : totalInput(response.usage);
+  const input = t.usageAtCall?.input ?? 0;
   const { endMs, complete } = closing(ctx, t.startTime, t.endTime);
   return {
     traceId: ctx.traceId,
@@ -125,8 +124,8 @@ function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
       'gen_ai.tool.type': 'function',
       'claude_code.tool.label': toolLabelFor(ctx.options.content, t.name, t.label),
       'claude_code.tokens.input': input,
-      'claude_code.tokens.output': response?.usage?.output ?? 0,
-      'claude_code.context.fill_percent': round2((input / ctx.model.contextWindow) * 100),
+      'claude_code.tokens.output': t.usageAtCall?.output ?? 0,
+      'claude_code.context.fill_percent': round2((input / ctx.turn.contextWindow) * 100),
       'claude_code.agent.type': agentTypeOf(ctx.model, t.agentKey),
       'error.type': t.status === 'error' ? (t.errorType ?? 'tool_error') : undefined,
       ...incompleteAttrs(complete),
@@ -229,7 +228,9 @@ export function buildTurnSpans(model: SessionModel, turnIndex: number, costs: Se
     turn,
     traceId: traceIdFor(turn.promptUuid),
     rootId: turnSpanIdFor(turn.promptUuid),
-    cutoff: model.lastTimestamp ?? turn.endTime,
+    // A closed turn's unfinished work ends with the turn, so its spans stop
+    // changing once a later turn starts; only the last turn runs to the end of the session.
+    cutoff: turnIndex === model.turns.length - 1 ? (model.lastTimestamp ?? turn.endTime) : turn.endTime,
     costs,
     options,
   };

@@ -40,7 +40,7 @@ export function buildWaterfall(model: SessionModel): WaterfallRow[] {
       output: tool.output,
       inputTokens,
       outputTokens: usage?.output ?? 0,
-      contextFillPercent: round2((inputTokens / model.contextWindow) * 100),
+      contextFillPercent: round2((inputTokens / (model.turns[tool.turnIndex]?.contextWindow ?? model.contextWindow)) * 100),
       children: [],
     };
     if (isAgent) {
