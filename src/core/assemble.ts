@@ -1,10 +1,11 @@
 // finish(): derive the session model from folded state. Pure, and cheap enough
 // to re-run as a live session grows (one pass per index it builds).
 import { toolLabel } from './labels.js';
-import type { AssistantRecord, TranscriptRecord, UserRecord } from './records.js';
+import type { AssistantRecord, TranscriptRecord } from './records.js';
 import type { Entry, SessionState } from './session-state.js';
 import type { AgentKey, ApiResponse, SessionModel, SubAgent, TokenTotals, ToolCall, Turn } from './session-model.js';
 import { classifyTurnEnd } from './turn-end.js';
+import { isInterruptMarker, isRealPrompt } from './prompts.js';
 import { createLocalCommandTracker, localCommandRole } from './local-command.js';
 
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
@@ -29,19 +30,6 @@ function addUsage(t: TokenTotals, r: ApiResponse): void {
   t.cacheWrite1h += r.usage.cacheWrite1h;
 }
 
-const INTERRUPT = /^\[Request interrupted by user/;
-const NOT_PROMPTS = /^\s*<(task-notification|local-command-stdout|local-command-stderr|local-command-caveat)>/;
-
-/** A turn starts at a real user prompt: not tool results, injected text, summaries or markers. */
-export function isRealPrompt(rec: TranscriptRecord): rec is UserRecord {
-  if (rec.type !== 'user' || rec.isSidechain || rec.isMeta || rec.isCompactSummary) return false;
-  if (rec.toolResults.length > 0 || rec.text === null) return false;
-  return !INTERRUPT.test(rec.text) && !NOT_PROMPTS.test(rec.text);
-}
-
-export function isInterruptMarker(rec: TranscriptRecord): boolean {
-  return rec.type === 'user' && !rec.isSidechain && rec.text !== null && INTERRUPT.test(rec.text);
-}
 
 interface ResultInfo {
   time: number | null;

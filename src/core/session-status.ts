@@ -39,7 +39,7 @@
 // progress, hook lines); silence that long means the writer died, the
 // transcript is incomplete, or a sub-agent is busy in a file not read —
 // missing data, so uncertain rather than a convenient "still working".
-import { isInterruptMarker, isRealPrompt } from './assemble.js';
+import { isInterruptMarker, isRealPrompt } from './prompts.js';
 import {
   createLocalCommandTracker,
   localCommandRole,

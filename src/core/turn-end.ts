@@ -3,8 +3,8 @@
 // if nothing later supersedes it.
 import type { TranscriptRecord } from './records.js';
 import type { TurnEndState } from './session-model.js';
+import { INTERRUPT } from './prompts.js';
 
-const INTERRUPT = /^\[Request interrupted by user/;
 const TURN_END_SUBTYPES = new Set(['turn_duration', 'stop_hook_summary']);
 
 export interface TurnVerdict {
