@@ -1,22 +1,24 @@
-// SpanData → OTLP request bytes, through the OpenTelemetry JS serializers
-// (protobuf or JSON). We hand them ReadableSpan objects directly: the SDK's
-// tracer would re-time and re-id spans, and its batch processor drops spans on
-// failure, which a backfill cannot afford.
-import { SpanKind, SpanStatusCode, TraceFlags, type HrTime, type SpanContext } from '@opentelemetry/api';
+// SpanData → OTLP request bytes. http/json goes through the OpenTelemetry JS
+// serializer; http/protobuf through our direct writer (otlp-protobuf.ts), which
+// produces the same bytes as the SDK's ProtobufTraceSerializer, faster.
+// We hand the SDK ReadableSpan objects directly: its tracer would re-time and
+// re-id spans, and its batch processor drops spans on failure, which a backfill
+// cannot afford.
+import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext } from '@opentelemetry/api';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { SpanData } from '../core/span-data.js';
+import { hr, SCOPE } from './otlp-scope.js';
+import { encodeProtobuf } from './otlp-protobuf.js';
+
+// The direct writer's pieces, for worker threads and the equivalence test.
+export { assembleRequest, encodeSpanFields, type EncodedSpans, type SpanRange } from './otlp-protobuf.js';
+export { SCOPE } from './otlp-scope.js';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
-export const SCOPE = {
-  name: 'ccotel',
-  version: '0.1.0',
-  schemaUrl: 'https://opentelemetry.io/schemas/gen-ai/1.42.0',
-};
 
-const hr = (ms: number): HrTime => [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];
 
 const STATUS = { UNSET: SpanStatusCode.UNSET, OK: SpanStatusCode.OK, ERROR: SpanStatusCode.ERROR } as const;
 
@@ -49,13 +51,18 @@ export function toReadableSpan(span: SpanData, resource: Resource): ReadableSpan
   };
 }
 
-/** One ExportTraceServiceRequest holding `spans`. */
-export function encodeSpans(spans: SpanData[], resource: Resource, protocol: OtlpProtocol): Uint8Array {
+/** One ExportTraceServiceRequest through the SDK serializers: the reference the direct encoder must equal. */
+export function encodeSpansWithSdk(spans: SpanData[], resource: Resource, protocol: OtlpProtocol): Uint8Array {
   const readable = spans.map((s) => toReadableSpan(s, resource));
   const serializer = protocol === 'http/json' ? JsonTraceSerializer : ProtobufTraceSerializer;
   const bytes = serializer.serializeRequest(readable);
   if (bytes === undefined) throw new Error('OTLP serializer returned nothing');
   return bytes;
+}
+
+/** One ExportTraceServiceRequest holding `spans`. */
+export function encodeSpans(spans: SpanData[], resource: Resource, protocol: OtlpProtocol): Uint8Array {
+  return protocol === 'http/json' ? encodeSpansWithSdk(spans, resource, protocol) : encodeProtobuf(spans, resource);
 }
 
 export const contentTypeOf = (protocol: OtlpProtocol): string =>

@@ -1,0 +1,100 @@
+// npm run bench:export -- [--size 200MB] [--seed 1] [--runs 1] [--corpus DIR]
+// Export throughput to a real local OTLP/HTTP receiver running in its own
+// process: `ccotel export` end to end (protobuf, then gzip), and the wire alone
+// (requests built beforehand, then sent one after another as export sends
+// them). Spans/s counts the spans the receiver got, over the sender's time.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchArgs, parseSize } from './lib/args.mjs';
+import { ensureCorpus } from './lib/corpus.mjs';
+import { backgroundLoad, forkReceiver, median, printTable, round, runCcotel, runWorkload, writeResult } from './lib/report.mjs';
+
+const HELP = `Usage: node bench/export-throughput.mjs [--size 200MB] [--seed N] [--runs N] [--corpus PROJECTS_DIR] [--name NAME]\n`;
+
+const args = benchArgs({
+  size: { type: 'string', default: '200MB' },
+  seed: { type: 'string', default: '1' },
+  runs: { type: 'string', default: '1' },
+  corpus: { type: 'string' },
+  name: { type: 'string', default: 'export' },
+});
+if (args.help === true) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+const runs = Math.max(1, Number(args.runs));
+const corpus = args.corpus ?? ensureCorpus({ size: parseSize(args.size), seed: Number(args.seed), log: (m) => process.stdout.write(`${m}\n`) }).projectsDir;
+const load = await backgroundLoad();
+process.stdout.write(`corpus ${corpus}; other load on the machine before the runs: ${load ?? '?'}% of all cores\n`);
+
+/** One measured case against a fresh receiver process. */
+async function measure(name, send) {
+  const receiver = await forkReceiver();
+  try {
+    const sent = await send(receiver.url);
+    const got = await receiver.stats();
+    return { name, seconds: sent.seconds, peakRssMB: sent.peakRssMB ?? null, spans: got.spans, requests: got.requests, wireBytes: got.bytes, decodedBytes: got.decodedBytes, receiverErrors: got.errors, exitCode: sent.code ?? 0 };
+  } finally {
+    await receiver.stop();
+  }
+}
+
+async function exportCase(url, extra) {
+  const state = mkdtempSync(join(tmpdir(), 'ccotel-bench-export-'));
+  try {
+    const r = await runCcotel(['export', corpus, '--endpoint', url, '--state-dir', state, '--force', '--quiet', ...extra]);
+    if (r.measured === null) throw new Error(`export did not finish: ${r.stderr.slice(-500)}`);
+    return { ...r.measured, code: r.code };
+  } finally {
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+const cases = [
+  ['export (protobuf)', (url) => exportCase(url, [])],
+  ['export (protobuf, gzip)', (url) => exportCase(url, ['--compression', 'gzip'])],
+  ['wire only (protobuf)', (url) => runWorkload('send', { dir: corpus, url })],
+];
+const samples = Object.fromEntries(cases.map(([name]) => [name, []]));
+for (let run = 1; run <= runs; run += 1) {
+  for (const [name, send] of cases) {
+    const r = await measure(name, send);
+    samples[name].push(r);
+    process.stdout.write(`run ${run}/${runs} ${name}: ${r.spans} spans in ${r.seconds.toFixed(2)} s\n`);
+  }
+}
+
+const summary = {};
+for (const [name] of cases) {
+  const rs = samples[name];
+  const seconds = median(rs.map((r) => r.seconds));
+  summary[name] = {
+    seconds: round(seconds, 3),
+    spans: rs[0].spans,
+    spansPerSecond: round(rs[0].spans / seconds, 0),
+    requests: rs[0].requests,
+    wireMB: round(rs[0].wireBytes / 1e6, 1),
+    wireMBPerSecond: round(rs[0].wireBytes / 1e6 / seconds, 1),
+    peakRssMB: rs[0].peakRssMB === null ? null : round(median(rs.map((r) => r.peakRssMB)), 0),
+    receiverErrors: rs.reduce((n, r) => n + r.receiverErrors, 0),
+    exitCodes: rs.map((r) => r.exitCode),
+    runs: rs.map((r) => round(r.seconds, 3)),
+  };
+}
+printTable(
+  `export throughput to a local OTLP/HTTP receiver (median of ${runs} run${runs > 1 ? 's' : ''})`,
+  cases.map(([name]) => ({
+    case: name,
+    seconds: summary[name].seconds,
+    spans: summary[name].spans,
+    'spans/s': summary[name].spansPerSecond,
+    requests: summary[name].requests,
+    'MB sent': summary[name].wireMB,
+    'peak RSS MB': summary[name].peakRssMB,
+  })),
+);
+const ok = Object.values(summary).every((s) => s.receiverErrors === 0 && s.exitCodes.every((c) => c === 0) && s.spans > 0);
+writeResult(args.name, { corpus, backgroundLoadPercent: load, runs, ok, cases: summary });
+if (!ok) process.exitCode = 1;

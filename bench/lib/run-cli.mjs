@@ -1,0 +1,26 @@
+// Runs one ccotel command from dist/ like bin/ccotel does, then reports its own
+// peak RSS and CPU time as a last stderr line (`@@bench {...}`): a parent
+// cannot read a child's getrusage from Node.
+const { runCli } = await import(new URL('../../dist/cli/run.js', import.meta.url).href);
+
+let stop;
+const io = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  env: process.env,
+  isTTY: false,
+  columns: 100,
+  get stopSignal() {
+    stop ??= new Promise((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+    return stop;
+  },
+};
+
+const started = performance.now();
+const code = await runCli(process.argv.slice(2), io);
+const usage = process.resourceUsage();
+process.stderr.write(`\n@@bench ${JSON.stringify({ code, seconds: (performance.now() - started) / 1000, peakRssMB: usage.maxRSS / 1024, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 })}\n`);
+process.exitCode = code;

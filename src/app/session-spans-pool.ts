@@ -1,0 +1,217 @@
+// Sessions converted on worker threads, results in input order. Reading,
+// folding, assembling and building spans is CPU-bound and sessions are
+// independent, so on a 2-core machine two workers nearly halve a backfill;
+// the main thread keeps encoding and sending. Optional: with workers: 0, or
+// when a worker cannot start (e.g. running from TypeScript sources), sessions
+// are converted on the calling thread, with the same results.
+import { Worker } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
+import type { PriceTable } from '../core/pricing.js';
+import type { SpanOptions } from '../core/span-data.js';
+import type { ReadWarning } from '../core/waterfall-row.js';
+import type { SessionFiles } from '../adapters/session-files.js';
+import { CliError } from '../adapters/cli-error.js';
+import { encodeSpanFields, type EncodedSpans } from '../adapters/otlp-encode.js';
+import { sessionSpans, type SessionSpans, type TurnSpans } from './session-spans.js';
+
+/** What a backfill needs of a session; the session model itself stays in the worker. */
+export interface SlimSessionSpans {
+  sessionId: string;
+  warnings: ReadWarning[];
+  ignoredLines: number;
+  turns: TurnSpans[];
+  unknownModels: string[];
+  unterminated: string[];
+}
+
+/** A turn of an EncodedSession: its spans are encoded.ends[from..to). */
+export interface EncodedTurn {
+  traceId: string;
+  startTime: number;
+  digest: string;
+  from: number;
+  to: number;
+}
+
+/** A session's spans already encoded as protobuf span fields (see assembleRequest). */
+export interface EncodedSession extends Omit<SlimSessionSpans, 'turns'> {
+  turns: EncodedTurn[];
+  encoded: EncodedSpans;
+}
+
+export function encodeSession(s: SessionSpans): EncodedSession {
+  const { turns, ...rest } = slimSessionSpans(s);
+  const all = turns.flatMap((t) => t.spans);
+  let from = 0;
+  const encodedTurns = turns.map((t) => {
+    const turn = { traceId: t.traceId, startTime: t.startTime, digest: t.digest, from, to: from + t.spans.length };
+    from = turn.to;
+    return turn;
+  });
+  return { ...rest, turns: encodedTurns, encoded: encodeSpanFields(all) };
+}
+
+export interface PoolRequest {
+  id: number;
+  files: SessionFiles;
+}
+
+export type PoolResponse =
+  | { id: number; session: SlimSessionSpans }
+  | { id: number; encoded: EncodedSession }
+  | { id: number; error: { name: string; message: string; exitCode: unknown } };
+
+export function slimSessionSpans(s: SessionSpans): SlimSessionSpans {
+  return {
+    sessionId: s.model.sessionId,
+    warnings: s.model.warnings,
+    ignoredLines: s.model.ignoredLines,
+    turns: s.turns,
+    unknownModels: s.unknownModels,
+    unterminated: s.unterminated,
+  };
+}
+
+export interface PoolOptions {
+  /** Worker threads; 0 converts on the calling thread. Default: one per core, at most 4, none on one core. */
+  workers?: number;
+  /** Sessions in flight per worker (results wait for earlier ones to keep input order). */
+  depth?: number;
+}
+
+export function defaultWorkers(): number {
+  const cores = availableParallelism();
+  return cores < 2 ? 0 : Math.min(cores, 4);
+}
+
+const WORKER_URL = new URL('./session-spans-worker.js', import.meta.url);
+
+function revive(error: { name: string; message: string; exitCode: unknown }): Error {
+  const code = error.exitCode;
+  if (code === 1 || code === 2 || code === 3) return new CliError(error.message, code);
+  const e = new Error(error.message);
+  e.name = error.name;
+  return e;
+}
+
+/** Starts `count` workers, or none: if one fails to start, the others are stopped. */
+async function startWorkers(count: number, data: object): Promise<Worker[]> {
+  const started = await Promise.allSettled(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Worker>((resolve, reject) => {
+          const worker = new Worker(WORKER_URL, { workerData: data });
+          // 'online' comes before the module has loaded: wait for the worker's own word.
+          worker.once('message', () => resolve(worker));
+          worker.once('error', reject);
+          worker.once('exit', () => reject(new Error('conversion worker exited at start')));
+        }),
+    ),
+  );
+  const workers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  if (workers.length === count) return workers;
+  await Promise.all(workers.map((w) => w.terminate()));
+  return [];
+}
+
+/** Runs sessions through workers, yielding their responses in input order; null when no worker started. */
+async function* viaWorkers(sessions: SessionFiles[], count: number, depth: number, data: object): AsyncGenerator<PoolResponse | null> {
+  const workers = await startWorkers(count, data);
+  if (workers.length === 0) {
+    yield null;
+    return;
+  }
+  const results = new Map<number, PoolResponse>();
+  let wake: (() => void) | null = null;
+  let failure: Error | null = null;
+  let next = 0;
+  const busy = new Map<Worker, number>(workers.map((w) => [w, 0]));
+  const dispatch = (worker: Worker): void => {
+    while (next < sessions.length && (busy.get(worker) ?? 0) < depth) {
+      const request: PoolRequest = { id: next, files: sessions[next] as SessionFiles };
+      next += 1;
+      busy.set(worker, (busy.get(worker) ?? 0) + 1);
+      worker.postMessage(request);
+    }
+  };
+  for (const worker of workers) {
+    worker.on('message', (response: PoolResponse) => {
+      busy.set(worker, (busy.get(worker) ?? 1) - 1);
+      results.set(response.id, response);
+      dispatch(worker);
+      wake?.();
+    });
+    worker.on('error', (err) => {
+      failure ??= err;
+      wake?.();
+    });
+    worker.on('exit', (code) => {
+      failure ??= new Error(`conversion worker exited (code ${code})`);
+      wake?.();
+    });
+    dispatch(worker);
+  }
+  try {
+    for (let id = 0; id < sessions.length; id += 1) {
+      while (!results.has(id)) {
+        if (failure !== null) throw failure;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = null;
+      }
+      const response = results.get(id) as PoolResponse;
+      results.delete(id);
+      if ('error' in response) throw revive(response.error);
+      yield response;
+    }
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
+const workerCount = (pool: PoolOptions, sessions: number): number => Math.min(pool.workers ?? defaultWorkers(), sessions);
+
+/** Converts `sessions`, yielding each one's spans in input order. */
+export async function* mapSessionSpans(
+  sessions: SessionFiles[],
+  prices: PriceTable,
+  options: SpanOptions,
+  pool: PoolOptions = {},
+): AsyncGenerator<SlimSessionSpans> {
+  const count = workerCount(pool, sessions.length);
+  if (count > 0) {
+    let started = false;
+    for await (const response of viaWorkers(sessions, count, Math.max(1, pool.depth ?? 4), { prices, options, encode: false })) {
+      if (response === null) break;
+      started = true;
+      if ('session' in response) yield response.session;
+    }
+    if (started) return;
+  }
+  for (const files of sessions) yield slimSessionSpans(await sessionSpans(files, prices, options));
+}
+
+/**
+ * Converts `sessions` and encodes their spans as protobuf span fields,
+ * yielding each session in input order: the caller only assembles requests.
+ */
+export async function* mapEncodedSessions(
+  sessions: SessionFiles[],
+  prices: PriceTable,
+  options: SpanOptions,
+  pool: PoolOptions = {},
+): AsyncGenerator<EncodedSession> {
+  const count = workerCount(pool, sessions.length);
+  if (count > 0) {
+    let started = false;
+    for await (const response of viaWorkers(sessions, count, Math.max(1, pool.depth ?? 4), { prices, options, encode: true })) {
+      if (response === null) break;
+      started = true;
+      if ('encoded' in response) yield response.encoded;
+    }
+    if (started) return;
+  }
+  for (const files of sessions) yield encodeSession(await sessionSpans(files, prices, options));
+}

@@ -1,0 +1,179 @@
+// Every benchmark script, run on a tiny corpus as a correctness smoke test:
+// the scripts run, their JSON results have their fields, the generated corpus
+// is deterministic and valid (a rewritten copy converts to the same span tree
+// as the fixtures it came from), and every conversion path yields the same
+// spans as the plain path. No timing is asserted: the figures come from
+// `npm run bench:*` on a quiet machine (docs/benchmarks.md). Needs dist/
+// (`npm test` builds first).
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findSessions } from '../../src/adapters/session-files.js';
+import { loadPriceTable } from '../../src/adapters/price-file.js';
+import { sessionSpans } from '../../src/app/session-spans.js';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const distBuilt = existsSync(join(repoRoot, 'dist', 'cli', 'main.js'));
+let work: string;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function bench(script: string, args: string[], timeoutMs = 170_000): Promise<Run> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [join(repoRoot, 'bench', script), ...args],
+      { cwd: repoRoot, timeout: timeoutMs, maxBuffer: 16 << 20, env: { ...process.env, CCOTEL_BENCH_RESULTS: join(work, 'results') } },
+      (err, stdout, stderr) => done({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr }),
+    );
+  });
+}
+
+const result = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(work, 'results', `${name}.json`), 'utf8')) as Record<string, unknown>;
+
+function treeHash(dir: string): string {
+  const hash = createHash('sha256');
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else hash.update(relative(dir, p)).update('\0').update(readFileSync(p)).update('\0');
+    }
+  };
+  walk(dir);
+  return hash.digest('hex');
+}
+
+/** The shape of every span of a corpus, ids and times left out: what a valid copy must keep. */
+async function spanShapes(projects: string): Promise<string[]> {
+  const prices = await loadPriceTable();
+  const shapes: string[] = [];
+  for (const files of await findSessions(projects)) {
+    const { turns } = await sessionSpans(files, prices, { content: 'labels', maxAttributeBytes: 2048 });
+    for (const turn of turns) {
+      // Parents by name: siblings that start together are ordered by span id, which the rewrite changes.
+      const names = new Map(turn.spans.map((s) => [s.spanId, s.name]));
+      for (const s of turn.spans) {
+        const attrs = Object.entries(s.attributes)
+          .filter(([k]) => !/(\.id|conversation\.id|session\.id|request\.id|response\.id)$/.test(k))
+          .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+          .join(',');
+        shapes.push(`${s.name}|${s.kind}|parent:${s.parentSpanId === null ? '-' : names.get(s.parentSpanId)}|${s.endMs - s.startMs}|${s.status.code}|${attrs}`);
+      }
+    }
+  }
+  return shapes.sort();
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'ccotel-bench-smoke-'));
+});
+
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe.skipIf(!distBuilt)('benchmark scripts (smoke)', () => {
+  it('generate-corpus: deterministic, sized, and valid copies', async () => {
+    const corpus = join(work, 'corpus');
+    const first = await bench('generate-corpus.mjs', ['--size', '3MB', '--out', corpus]);
+    expect(first.code, first.stderr).toBe(0);
+    const m = result('corpus');
+    expect(m.bytes as number).toBeGreaterThanOrEqual(3e6);
+    expect(m.copies as number).toBeGreaterThanOrEqual(2);
+    for (const key of ['files', 'jsonlFiles', 'lines', 'sessions', 'projects', 'seed']) expect(typeof m[key], key).toBe('number');
+
+    const again = join(work, 'again');
+    expect((await bench('generate-corpus.mjs', ['--size', '3MB', '--out', again])).code).toBe(0);
+    expect(treeHash(again)).toBe(treeHash(corpus));
+    const other = join(work, 'other-seed');
+    expect((await bench('generate-corpus.mjs', ['--size', '3MB', '--seed', '2', '--out', other])).code).toBe(0);
+    expect(treeHash(other)).not.toBe(treeHash(corpus));
+    rmSync(again, { recursive: true, force: true });
+    rmSync(other, { recursive: true, force: true });
+
+    // One copy with every id rewritten and its times shifted converts to the fixtures' own span tree.
+    const reference = join(work, 'reference');
+    const copy = join(work, 'copy');
+    expect((await bench('generate-corpus.mjs', ['--size', '1', '--no-rewrite', '--out', reference])).code).toBe(0);
+    expect((await bench('generate-corpus.mjs', ['--size', '1', '--out', copy])).code).toBe(0);
+    const [a, b] = await Promise.all([spanShapes(join(reference, 'projects')), spanShapes(join(copy, 'projects'))]);
+    expect(a.length).toBeGreaterThan(100);
+    expect(b).toEqual(a);
+    rmSync(reference, { recursive: true, force: true });
+    rmSync(copy, { recursive: true, force: true });
+  }, 180_000);
+
+  it('convert-throughput: every path yields the plain path spans, byte for byte', async () => {
+    const run = await bench('convert-throughput.mjs', ['--corpus', join(work, 'corpus', 'projects'), '--runs', '1']);
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    const r = result('convert');
+    expect(r.identical).toBe(true);
+    const v = r.variants as Record<string, Record<string, number>>;
+    for (const name of ['baseline', 'reference', 'shipped', 'workers']) {
+      for (const key of ['seconds', 'mbPerSecond', 'peakRssMB', 'ratioToBaseline', 'bytes']) expect(typeof v[name]?.[key], `${name}.${key}`).toBe('number');
+    }
+    expect(v.baseline?.lines).toBeGreaterThan(1000);
+    expect(v.shipped?.spans).toBeGreaterThan(1000);
+    expect(v.shipped?.spans).toBe(v.reference?.spans);
+    expect(v.workers?.spans).toBe(v.reference?.spans);
+  }, 180_000);
+
+  it('export-throughput: the receiver gets every span', async () => {
+    const run = await bench('export-throughput.mjs', ['--corpus', join(work, 'corpus', 'projects')]);
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    const r = result('export');
+    expect(r.ok).toBe(true);
+    const cases = r.cases as Record<string, Record<string, number>>;
+    const converted = (result('convert').variants as Record<string, Record<string, number>>).shipped?.spans;
+    expect(cases['wire only (protobuf)']?.spans).toBe(converted);
+    for (const c of Object.values(cases)) {
+      for (const key of ['seconds', 'spans', 'spansPerSecond', 'requests', 'wireMB']) expect(typeof c[key], key).toBe('number');
+      expect(c.spans).toBeGreaterThan(0);
+    }
+  }, 180_000);
+
+  it('live-latency: every turn measured, or skipped without watch', async () => {
+    const run = await bench('live-latency.mjs', ['--turns', '3']);
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    const r = result('latency');
+    if (r.skipped !== undefined) {
+      expect(run.stdout).toContain('skipped: watch not available');
+      return;
+    }
+    for (const kind of ['tool', 'chat', 'turn']) {
+      const row = r[kind] as Record<string, number>;
+      expect(row.samples, kind).toBe(3);
+      expect(row.missing, kind).toBe(0);
+      expect(typeof row['p99 ms'], kind).toBe('number');
+    }
+  }, 180_000);
+
+  it('memory: peak RSS of each case, daemon skipped without watch', async () => {
+    const run = await bench('memory.mjs', ['--corpus', join(work, 'corpus', 'projects'), '--single', '3MB', '--files', '200', '--out', join(work, 'memory')]);
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    const r = result('memory');
+    const corpus = r.corpus as Record<string, number>;
+    expect(corpus.convertPeakRssMB).toBeGreaterThan(0);
+    expect(corpus.exportPeakRssMB).toBeGreaterThan(0);
+    const single = r.single as Record<string, number> & { heapMB: Record<string, number> };
+    expect(single.entries).toBeGreaterThan(100);
+    expect(single.convertPeakRssMB).toBeGreaterThan(0);
+    expect(typeof single.heapMB.records).toBe('number');
+    const daemon = r.daemon as Record<string, unknown>;
+    if (daemon.skipped === undefined) {
+      expect(daemon.files as number).toBeGreaterThanOrEqual(200);
+      expect(typeof (daemon.firstStart as Record<string, number>).startupSeconds).toBe('number');
+      expect(typeof (daemon.restart as Record<string, number>).rssMB).toBe('number');
+    }
+    expect(existsSync(join(work, 'memory', 'single-3MB-seed1'))).toBe(false);
+  }, 180_000);
+});
