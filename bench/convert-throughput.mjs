@@ -6,7 +6,15 @@
 // the machine hits every variant alike. Reports the median of the runs.
 import { benchArgs, parseSize } from './lib/args.mjs';
 import { ensureCorpus } from './lib/corpus.mjs';
-import { backgroundLoad, mbps, median, printTable, round, runWorkload, writeResult } from './lib/report.mjs';
+import {
+  backgroundLoad,
+  mbps,
+  median,
+  printTable,
+  round,
+  runWorkload,
+  writeResult,
+} from './lib/report.mjs';
 
 const HELP = `Usage: node bench/convert-throughput.mjs [--size 200MB] [--seed N] [--runs N] [--workers N]
        [--variants baseline,reference,reader,shipped,workers] [--corpus PROJECTS_DIR] [--name NAME] [--no-phases]
@@ -39,10 +47,14 @@ const seed = Number(args.seed);
 const runs = Math.max(1, Number(args.runs));
 const workers = Number(args.workers);
 const variants = args.variants.split(',').map((v) => v.trim());
-const corpus = args.corpus ?? ensureCorpus({ size, seed, log: (m) => process.stdout.write(`${m}\n`) }).projectsDir;
+const corpus =
+  args.corpus ??
+  ensureCorpus({ size, seed, log: (m) => process.stdout.write(`${m}\n`) }).projectsDir;
 
 const load = await backgroundLoad();
-process.stdout.write(`corpus ${corpus}; other load on the machine before the runs: ${load ?? '?'}% of all cores\n`);
+process.stdout.write(
+  `corpus ${corpus}; other load on the machine before the runs: ${load ?? '?'}% of all cores\n`,
+);
 
 const jobs = {
   baseline: () => runWorkload('baseline', { dir: corpus }),
@@ -56,7 +68,9 @@ for (let run = 1; run <= runs; run += 1) {
   for (const v of variants) {
     const r = await jobs[v]();
     samples[v].push(r);
-    process.stdout.write(`run ${run}/${runs} ${v.padEnd(9)} ${r.seconds.toFixed(2)} s, peak RSS ${r.peakRssMB.toFixed(0)} MB\n`);
+    process.stdout.write(
+      `run ${run}/${runs} ${v.padEnd(9)} ${r.seconds.toFixed(2)} s, peak RSS ${r.peakRssMB.toFixed(0)} MB\n`,
+    );
   }
 }
 
@@ -77,7 +91,16 @@ for (const v of variants) {
     cpuSeconds: round(median(rs.map((r) => r.cpuSeconds)), 2),
     bytes,
     files: rs[0].files,
-    ...(v === 'baseline' ? { lines: rs[0].lines } : { sessions: rs[0].sessions, turns: rs[0].turns, spans: rs[0].spans, requests: rs[0].requests, otlpBytes: rs[0].otlpBytes, digest: rs[0].digest }),
+    ...(v === 'baseline'
+      ? { lines: rs[0].lines }
+      : {
+          sessions: rs[0].sessions,
+          turns: rs[0].turns,
+          spans: rs[0].spans,
+          requests: rs[0].requests,
+          otlpBytes: rs[0].otlpBytes,
+          digest: rs[0].digest,
+        }),
     runs: rs.map((r) => round(r.seconds, 3)),
   };
 }
@@ -87,7 +110,9 @@ for (const v of variants) {
   summary[v].ratioToBaseline = round(summary[v].mbPerSecond / base.mbPerSecond, 2);
   summary[v].bestRatioToBaseline = round(summary[v].bestMbPerSecond / base.bestMbPerSecond, 2);
   // Per-run ratios: each run's variants ran back to back, under the same neighbours.
-  summary[v].runRatios = samples[v].map((r, i) => round(samples.baseline[i].seconds / r.seconds, 2));
+  summary[v].runRatios = samples[v].map((r, i) =>
+    round(samples.baseline[i].seconds / r.seconds, 2),
+  );
 }
 
 // The same spans, byte for byte, whichever path produced them.
@@ -110,14 +135,31 @@ printTable(
     spans: summary[v].spans ?? null,
   })),
 );
-process.stdout.write(`\noutputs identical across converters: ${identical ? 'yes' : 'NO'} (${[...spanCounts].join('/')} spans)\n`);
+process.stdout.write(
+  `\noutputs identical across converters: ${identical ? 'yes' : 'NO'} (${[...spanCounts].join('/')} spans)\n`,
+);
 
 // Where the shipped path spends its CPU, stage by stage (one extra run).
 let phases = null;
 if (!args['no-phases']) {
   phases = (await runWorkload('phases', { dir: corpus })).cpuMs;
   const total = Object.values(phases).reduce((a, b) => a + b, 0);
-  printTable('shipped path, CPU by stage (one run)', Object.entries(phases).map(([stage, ms]) => ({ stage, 'CPU ms': ms, share: `${Math.round((100 * ms) / total)}%` })));
+  printTable(
+    'shipped path, CPU by stage (one run)',
+    Object.entries(phases).map(([stage, ms]) => ({
+      stage,
+      'CPU ms': ms,
+      share: `${Math.round((100 * ms) / total)}%`,
+    })),
+  );
 }
-writeResult(args.name, { corpus, backgroundLoadPercent: load, runs, workers, identical, variants: summary, phasesCpuMs: phases });
+writeResult(args.name, {
+  corpus,
+  backgroundLoadPercent: load,
+  runs,
+  workers,
+  identical,
+  variants: summary,
+  phasesCpuMs: phases,
+});
 if (!identical) process.exitCode = 1;

@@ -8,7 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchArgs, parseSize } from './lib/args.mjs';
 import { ensureCorpus } from './lib/corpus.mjs';
-import { backgroundLoad, forkReceiver, median, printTable, round, runCcotel, runWorkload, writeResult } from './lib/report.mjs';
+import {
+  backgroundLoad,
+  forkReceiver,
+  median,
+  printTable,
+  round,
+  runCcotel,
+  runWorkload,
+  writeResult,
+} from './lib/report.mjs';
 
 const HELP = `Usage: node bench/export-throughput.mjs [--size 200MB] [--seed N] [--runs N] [--corpus PROJECTS_DIR] [--name NAME]\n`;
 
@@ -25,9 +34,17 @@ if (args.help === true) {
 }
 
 const runs = Math.max(1, Number(args.runs));
-const corpus = args.corpus ?? ensureCorpus({ size: parseSize(args.size), seed: Number(args.seed), log: (m) => process.stdout.write(`${m}\n`) }).projectsDir;
+const corpus =
+  args.corpus ??
+  ensureCorpus({
+    size: parseSize(args.size),
+    seed: Number(args.seed),
+    log: (m) => process.stdout.write(`${m}\n`),
+  }).projectsDir;
 const load = await backgroundLoad();
-process.stdout.write(`corpus ${corpus}; other load on the machine before the runs: ${load ?? '?'}% of all cores\n`);
+process.stdout.write(
+  `corpus ${corpus}; other load on the machine before the runs: ${load ?? '?'}% of all cores\n`,
+);
 
 /** One measured case against a fresh receiver process. */
 async function measure(name, send) {
@@ -35,7 +52,17 @@ async function measure(name, send) {
   try {
     const sent = await send(receiver.url);
     const got = await receiver.stats();
-    return { name, seconds: sent.seconds, peakRssMB: sent.peakRssMB ?? null, spans: got.spans, requests: got.requests, wireBytes: got.bytes, decodedBytes: got.decodedBytes, receiverErrors: got.errors, exitCode: sent.code ?? 0 };
+    return {
+      name,
+      seconds: sent.seconds,
+      peakRssMB: sent.peakRssMB ?? null,
+      spans: got.spans,
+      requests: got.requests,
+      wireBytes: got.bytes,
+      decodedBytes: got.decodedBytes,
+      receiverErrors: got.errors,
+      exitCode: sent.code ?? 0,
+    };
   } finally {
     await receiver.stop();
   }
@@ -44,7 +71,17 @@ async function measure(name, send) {
 async function exportCase(url, extra) {
   const state = mkdtempSync(join(tmpdir(), 'ccotel-bench-export-'));
   try {
-    const r = await runCcotel(['export', corpus, '--endpoint', url, '--state-dir', state, '--force', '--quiet', ...extra]);
+    const r = await runCcotel([
+      'export',
+      corpus,
+      '--endpoint',
+      url,
+      '--state-dir',
+      state,
+      '--force',
+      '--quiet',
+      ...extra,
+    ]);
     if (r.measured === null) throw new Error(`export did not finish: ${r.stderr.slice(-500)}`);
     return { ...r.measured, code: r.code };
   } finally {
@@ -62,7 +99,9 @@ for (let run = 1; run <= runs; run += 1) {
   for (const [name, send] of cases) {
     const r = await measure(name, send);
     samples[name].push(r);
-    process.stdout.write(`run ${run}/${runs} ${name}: ${r.spans} spans in ${r.seconds.toFixed(2)} s\n`);
+    process.stdout.write(
+      `run ${run}/${runs} ${name}: ${r.spans} spans in ${r.seconds.toFixed(2)} s\n`,
+    );
   }
 }
 
@@ -95,6 +134,8 @@ printTable(
     'peak RSS MB': summary[name].peakRssMB,
   })),
 );
-const ok = Object.values(summary).every((s) => s.receiverErrors === 0 && s.exitCodes.every((c) => c === 0) && s.spans > 0);
+const ok = Object.values(summary).every(
+  (s) => s.receiverErrors === 0 && s.exitCodes.every((c) => c === 0) && s.spans > 0,
+);
 writeResult(args.name, { corpus, backgroundLoadPercent: load, runs, ok, cases: summary });
 if (!ok) process.exitCode = 1;

@@ -37,15 +37,35 @@ if (args.single !== undefined) {
   const dir = resolve(args.out ?? `${CORPUS_ROOT}/single-${formatSize(size)}-seed${seed}`);
   const m = generateSingleTranscript({ size, seed, dir });
   const seconds = (performance.now() - started) / 1000;
-  printTable('single transcript', [{ file: relative(ROOT, m.file), MB: m.bytes / 1e6, lines: m.lines, seconds }]);
+  printTable('single transcript', [
+    { file: relative(ROOT, m.file), MB: m.bytes / 1e6, lines: m.lines, seconds },
+  ]);
   writeResult('corpus-single', { ...m, seconds });
 } else {
   const size = parseSize(args.size);
   const maxFiles = args.files === undefined ? Infinity : Number(args.files);
   const label = args.files === undefined ? formatSize(size) : `${maxFiles}files`;
   const out = resolve(args.out ?? `${CORPUS_ROOT}/corpus-${label}-seed${seed}`);
-  const m = generateCorpus({ size: args.files === undefined ? size : Infinity, maxFiles, seed, out, projects: Number(args.projects), rewrite: !args['no-rewrite'] });
+  const m = generateCorpus({
+    size: args.files === undefined ? size : Infinity,
+    maxFiles,
+    seed,
+    out,
+    projects: Number(args.projects),
+    rewrite: !args['no-rewrite'],
+  });
   const seconds = (performance.now() - started) / 1000;
-  printTable('corpus', [{ dir: relative(ROOT, out), MB: m.bytes / 1e6, copies: m.copies, projects: m.projects, sessions: m.sessions, files: m.files, lines: m.lines, seconds }]);
+  printTable('corpus', [
+    {
+      dir: relative(ROOT, out),
+      MB: m.bytes / 1e6,
+      copies: m.copies,
+      projects: m.projects,
+      sessions: m.sessions,
+      files: m.files,
+      lines: m.lines,
+      seconds,
+    },
+  ]);
   writeResult('corpus', { dir: out, ...m, seconds });
 }

@@ -19,7 +19,14 @@ import { join } from 'node:path';
 import { benchArgs } from './lib/args.mjs';
 import { FIXTURES, ROOT, idPattern, makeRewriter } from './lib/corpus.mjs';
 import { nowMs } from './lib/receiver.mjs';
-import { backgroundLoad, forkReceiver, printTable, round, within, writeResult } from './lib/report.mjs';
+import {
+  backgroundLoad,
+  forkReceiver,
+  printTable,
+  round,
+  within,
+  writeResult,
+} from './lib/report.mjs';
 
 const HELP = `Usage: node bench/live-latency.mjs [--turns N] [--sessions N] [--gap MS] [--pause MS] [--cli PATH] [--name NAME]
 
@@ -44,7 +51,12 @@ if (args.help === true) {
   process.exit(0);
 }
 
-const TEMPLATE = join(FIXTURES, 'hand', 'turn-end-markers', 'f150e2bc-3a90-4d26-9c22-337ac7852b1c.jsonl');
+const TEMPLATE = join(
+  FIXTURES,
+  'hand',
+  'turn-end-markers',
+  'f150e2bc-3a90-4d26-9c22-337ac7852b1c.jsonl',
+);
 const TEMPLATE_SESSION = 'f150e2bc-3a90-4d26-9c22-337ac7852b1c';
 const TEMPLATE_PROMPT = 'How many posts are drafts?';
 /** Lines 2-9 of the template: one whole turn. */
@@ -79,13 +91,31 @@ const percentile = (xs, p) => {
 async function main() {
   const load = await backgroundLoad(1000);
   // Ids keep their length when rewritten; an exact length keeps the next protobuf tag byte out of the match.
-  const toolIdLength = /"tool_use_id":"toolu_([A-Za-z0-9]+)"/.exec(turnLines.join('\n'))?.[1]?.length ?? 24;
+  const toolIdLength =
+    /"tool_use_id":"toolu_([A-Za-z0-9]+)"/.exec(turnLines.join('\n'))?.[1]?.length ?? 24;
   const msgIdLength = /"id":"msg_([A-Za-z0-9]+)"/.exec(turnLines.join('\n'))?.[1]?.length ?? 24;
-  const receiver = await forkReceiver(`toolu_[A-Za-z0-9]{${toolIdLength}}|msg_[A-Za-z0-9]{${msgIdLength}}|bench turn \\d+`);
-  const daemon = spawn(process.execPath, [args.cli, 'watch', '--projects-dir', projects, '--endpoint', receiver.url, '--state-dir', stateDir, '--log-level', 'warn'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH, HOME: dir },
-  });
+  const receiver = await forkReceiver(
+    `toolu_[A-Za-z0-9]{${toolIdLength}}|msg_[A-Za-z0-9]{${msgIdLength}}|bench turn \\d+`,
+  );
+  const daemon = spawn(
+    process.execPath,
+    [
+      args.cli,
+      'watch',
+      '--projects-dir',
+      projects,
+      '--endpoint',
+      receiver.url,
+      '--state-dir',
+      stateDir,
+      '--log-level',
+      'warn',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH, HOME: dir },
+    },
+  );
   let daemonErr = '';
   daemon.stderr.on('data', (d) => (daemonErr += d));
   daemon.stdout.on('data', () => undefined);
@@ -121,14 +151,33 @@ async function main() {
 
 async function measure(receiver, daemon, load, daemonStderr) {
   const patterns = idPattern();
-  const sessions = Array.from({ length: sessionCount }, (_, s) => ({ id: null, file: null, lastUuid: null, s }));
+  const sessions = Array.from({ length: sessionCount }, (_, s) => ({
+    id: null,
+    file: null,
+    lastUuid: null,
+    s,
+  }));
   /** turn → { tool id, its result's append time, turn marker, last line's append time } */
   const written = [];
   const writeTurn = async (index) => {
     const session = sessions[((index % sessionCount) + sessionCount) % sessionCount];
-    const rewrite = makeRewriter({ idPattern: patterns }, 7, index, 0, session.id === null ? new Map() : new Map([[TEMPLATE_SESSION, session.id]]));
+    const rewrite = makeRewriter(
+      { idPattern: patterns },
+      7,
+      index,
+      0,
+      session.id === null ? new Map() : new Map([[TEMPLATE_SESSION, session.id]]),
+    );
     const marker = `bench turn ${index}`;
-    const record = { index, marker, toolId: null, resultAt: null, endAt: null, answerId: null, afterAnswerAt: null };
+    const record = {
+      index,
+      marker,
+      toolId: null,
+      resultAt: null,
+      endAt: null,
+      answerId: null,
+      afterAnswerAt: null,
+    };
     let answered = false;
     for (const [k, template] of turnLines.entries()) {
       let line = rewrite(template)
@@ -139,8 +188,11 @@ async function measure(receiver, daemon, load, daemonStderr) {
         session.id = parsed.sessionId;
         session.file = join(project, `${session.id}.jsonl`);
       }
-      if (k === 0 && session.lastUuid !== null) line = line.replace('"parentUuid":null', `"parentUuid":"${session.lastUuid}"`);
-      const toolResult = Array.isArray(parsed.message?.content) ? parsed.message.content.find((b) => b.type === 'tool_result') : undefined;
+      if (k === 0 && session.lastUuid !== null)
+        line = line.replace('"parentUuid":null', `"parentUuid":"${session.lastUuid}"`);
+      const toolResult = Array.isArray(parsed.message?.content)
+        ? parsed.message.content.find((b) => b.type === 'tool_result')
+        : undefined;
       appendFileSync(session.file, `${line}\n`);
       const at = nowMs();
       if (toolResult !== undefined) {
@@ -149,7 +201,8 @@ async function measure(receiver, daemon, load, daemonStderr) {
       }
       if (parsed.type === 'system' && parsed.subtype === 'turn_duration') record.endAt = at;
       // The final answer's chat span can leave once the thread moves past it: here the first turn-end record.
-      if (answered && record.afterAnswerAt === null && parsed.type === 'system') record.afterAnswerAt = at;
+      if (answered && record.afterAnswerAt === null && parsed.type === 'system')
+        record.afterAnswerAt = at;
       if (parsed.type === 'assistant' && parsed.message?.stop_reason === 'end_turn') {
         record.answerId = parsed.message.id;
         answered = true;
@@ -177,16 +230,25 @@ async function measure(receiver, daemon, load, daemonStderr) {
   let arrivals = {};
   while (Date.now() < deadline) {
     arrivals = (await receiver.stats()).arrivals;
-    if (written.every((w) => arrivals[w.marker] !== undefined && arrivals[w.toolId] !== undefined)) break;
+    if (written.every((w) => arrivals[w.marker] !== undefined && arrivals[w.toolId] !== undefined))
+      break;
     await sleep(100);
   }
   const stats = await receiver.stats();
   const daemonPeakRssMB = peakRssOf(daemon.pid);
 
   const measured = written.filter((w) => w.index >= 0);
-  const tool = measured.flatMap((w) => (arrivals[w.toolId] === undefined ? [] : [arrivals[w.toolId] - w.resultAt]));
-  const turn = measured.flatMap((w) => (arrivals[w.marker] === undefined ? [] : [arrivals[w.marker] - w.endAt]));
-  const chat = measured.flatMap((w) => (arrivals[w.answerId] === undefined || w.afterAnswerAt === null ? [] : [arrivals[w.answerId] - w.afterAnswerAt]));
+  const tool = measured.flatMap((w) =>
+    arrivals[w.toolId] === undefined ? [] : [arrivals[w.toolId] - w.resultAt],
+  );
+  const turn = measured.flatMap((w) =>
+    arrivals[w.marker] === undefined ? [] : [arrivals[w.marker] - w.endAt],
+  );
+  const chat = measured.flatMap((w) =>
+    arrivals[w.answerId] === undefined || w.afterAnswerAt === null
+      ? []
+      : [arrivals[w.answerId] - w.afterAnswerAt],
+  );
   const row = (name, xs) => ({
     span: name,
     samples: xs.length,
@@ -196,8 +258,15 @@ async function measure(receiver, daemon, load, daemonStderr) {
     'p99 ms': xs.length ? round(percentile(xs, 99), 1) : null,
     'max ms': xs.length ? round(Math.max(...xs), 1) : null,
   });
-  const rows = [row('execute_tool (after tool_result)', tool), row('chat, final answer (after stop_hook_summary)', chat), row('turn root (after turn_duration)', turn)];
-  printTable(`live latency, append → receipt (${measured.length} turns over ${sessionCount} sessions, ${((nowMs() - started) / 1000).toFixed(0)} s)`, rows);
+  const rows = [
+    row('execute_tool (after tool_result)', tool),
+    row('chat, final answer (after stop_hook_summary)', chat),
+    row('turn root (after turn_duration)', turn),
+  ];
+  printTable(
+    `live latency, append → receipt (${measured.length} turns over ${sessionCount} sessions, ${((nowMs() - started) / 1000).toFixed(0)} s)`,
+    rows,
+  );
   writeResult(args.name, {
     backgroundLoadPercent: load,
     turns: measured.length,

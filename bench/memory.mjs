@@ -15,8 +15,23 @@ import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchArgs, formatSize, parseSize } from './lib/args.mjs';
-import { CORPUS_ROOT, ROOT, ensureCorpus, generateCorpus, generateSingleTranscript } from './lib/corpus.mjs';
-import { backgroundLoad, forkReceiver, printTable, round, runCcotel, runWorkload, within, writeResult } from './lib/report.mjs';
+import {
+  CORPUS_ROOT,
+  ROOT,
+  ensureCorpus,
+  generateCorpus,
+  generateSingleTranscript,
+} from './lib/corpus.mjs';
+import {
+  backgroundLoad,
+  forkReceiver,
+  printTable,
+  round,
+  runCcotel,
+  runWorkload,
+  within,
+  writeResult,
+} from './lib/report.mjs';
 
 const HELP = `Usage: node bench/memory.mjs [--size 200MB] [--single 1GB] [--files 10000] [--skip corpus,single,daemon]
        [--corpus PROJECTS_DIR] [--out DIR] [--cli PATH] [--keep] [--name NAME]
@@ -53,8 +68,18 @@ async function exportPeak(projects, extra = []) {
   const receiver = await forkReceiver();
   const state = mkdtempSync(join(tmpdir(), 'ccotel-bench-mem-'));
   try {
-    const r = await runCcotel(['export', projects, '--endpoint', receiver.url, '--state-dir', state, '--quiet', ...extra]);
-    if (r.measured === null || r.code !== 0) throw new Error(`export failed (${r.code}): ${r.stderr.slice(-500)}`);
+    const r = await runCcotel([
+      'export',
+      projects,
+      '--endpoint',
+      receiver.url,
+      '--state-dir',
+      state,
+      '--quiet',
+      ...extra,
+    ]);
+    if (r.measured === null || r.code !== 0)
+      throw new Error(`export failed (${r.code}): ${r.stderr.slice(-500)}`);
     return { ...r.measured, spans: (await receiver.stats()).spans, state };
   } finally {
     await receiver.stop();
@@ -62,14 +87,31 @@ async function exportPeak(projects, extra = []) {
 }
 
 if (!skip.has('corpus')) {
-  const projectsDir = args.corpus ?? ensureCorpus({ size: parseSize(args.size), seed, log }).projectsDir;
+  const projectsDir =
+    args.corpus ?? ensureCorpus({ size: parseSize(args.size), seed, log }).projectsDir;
   const convert = await runWorkload('convert', { dir: projectsDir, mode: 'shipped' });
   const exported = await exportPeak(projectsDir);
   rmSync(exported.state, { recursive: true, force: true });
-  result.corpus = { MB: round(convert.bytes / 1e6, 0), files: convert.files, convertPeakRssMB: round(convert.peakRssMB, 0), exportPeakRssMB: round(exported.peakRssMB, 0), spans: convert.spans };
+  result.corpus = {
+    MB: round(convert.bytes / 1e6, 0),
+    files: convert.files,
+    convertPeakRssMB: round(convert.peakRssMB, 0),
+    exportPeakRssMB: round(exported.peakRssMB, 0),
+    spans: convert.spans,
+  };
   const label = `${result.corpus.MB} MB corpus`;
-  rows.push({ case: `${label}: conversion`, 'peak RSS MB': result.corpus.convertPeakRssMB, seconds: round(convert.seconds, 2), note: `${convert.files} files` });
-  rows.push({ case: `${label}: ccotel export`, 'peak RSS MB': result.corpus.exportPeakRssMB, seconds: round(exported.seconds, 2), note: `${exported.spans} spans sent` });
+  rows.push({
+    case: `${label}: conversion`,
+    'peak RSS MB': result.corpus.convertPeakRssMB,
+    seconds: round(convert.seconds, 2),
+    note: `${convert.files} files`,
+  });
+  rows.push({
+    case: `${label}: ccotel export`,
+    'peak RSS MB': result.corpus.exportPeakRssMB,
+    seconds: round(exported.seconds, 2),
+    note: `${exported.spans} spans sent`,
+  });
 }
 
 if (!skip.has('single')) {
@@ -89,7 +131,12 @@ if (!skip.has('single')) {
       entries: stages.entries,
       heapMB: stages.heapMB,
     };
-    rows.push({ case: `one ${formatSize(size)} transcript: conversion`, 'peak RSS MB': result.single.convertPeakRssMB, seconds: result.single.seconds, note: `heap: records ${stages.heapMB.records}, model ${stages.heapMB.model}, spans ${stages.heapMB.spans} MB` });
+    rows.push({
+      case: `one ${formatSize(size)} transcript: conversion`,
+      'peak RSS MB': result.single.convertPeakRssMB,
+      seconds: result.single.seconds,
+      note: `heap: records ${stages.heapMB.records}, model ${stages.heapMB.model}, spans ${stages.heapMB.spans} MB`,
+    });
   } finally {
     if (!args.keep) rmSync(dir, { recursive: true, force: true });
   }
@@ -118,10 +165,25 @@ const cpuTicks = (pid) => {
 /** Starts the daemon; resolves once it is quiet (no CPU for a second), or reports it unavailable. */
 async function startDaemon(projects, state, endpoint) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [args.cli, 'watch', '--projects-dir', projects, '--endpoint', endpoint, '--state-dir', state, '--log-level', 'info'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { PATH: process.env.PATH, HOME: state },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      args.cli,
+      'watch',
+      '--projects-dir',
+      projects,
+      '--endpoint',
+      endpoint,
+      '--state-dir',
+      state,
+      '--log-level',
+      'info',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { PATH: process.env.PATH, HOME: state },
+    },
+  );
   let stderr = '';
   let watchingAt = null;
   child.stderr.on('data', (d) => {
@@ -134,7 +196,8 @@ async function startDaemon(projects, state, endpoint) {
   let lastTicks = null;
   while (Date.now() < deadline) {
     const code = await within(exited, 100);
-    if (code !== undefined) return { unavailable: code === 2 && /unknown command/.test(stderr), code, stderr };
+    if (code !== undefined)
+      return { unavailable: code === 2 && /unknown command/.test(stderr), code, stderr };
     if (watchingAt === null) continue;
     const ticks = cpuTicks(child.pid);
     if (ticks !== null && ticks === lastTicks) {
@@ -178,7 +241,15 @@ if (!skip.has('daemon')) {
   const receiver = await forkReceiver();
   const state = mkdtempSync(join(tmpdir(), 'ccotel-bench-daemon-'));
   try {
-    const exported = await runCcotel(['export', projects, '--endpoint', receiver.url, '--state-dir', state, '--quiet']);
+    const exported = await runCcotel([
+      'export',
+      projects,
+      '--endpoint',
+      receiver.url,
+      '--state-dir',
+      state,
+      '--quiet',
+    ]);
     if (exported.code !== 0) throw new Error(`export failed: ${exported.stderr.slice(-300)}`);
     // History: written a day ago, so the daemon's first start sees idle sessions, as on a real machine.
     const dayAgo = new Date(Date.now() - 86_400_000);
@@ -192,12 +263,32 @@ if (!skip.has('daemon')) {
     } else {
       await first.stop();
       const again = await startDaemon(projects, state, receiver.url);
-      if (again.code !== undefined) throw new Error(`ccotel watch (restart) exited with ${again.code}: ${again.stderr.slice(-500)}`);
+      if (again.code !== undefined)
+        throw new Error(
+          `ccotel watch (restart) exited with ${again.code}: ${again.stderr.slice(-500)}`,
+        );
       await again.stop();
       const sent = (await receiver.stats()).spans;
-      result.daemon = { files: made.jsonlFiles, sessions: made.sessions, MB: round(made.bytes / 1e6, 0), exportedSpans: sent, firstStart: strip(first), restart: strip(again) };
-      rows.push({ case: `watch, ${made.jsonlFiles} files: first start`, 'peak RSS MB': first.peakMB, seconds: first.startupSeconds, note: `RSS ${first.rssMB} MB once quiet (${first.quietSeconds} s)` });
-      rows.push({ case: `watch, ${made.jsonlFiles} files: restart`, 'peak RSS MB': again.peakMB, seconds: again.startupSeconds, note: `RSS ${again.rssMB} MB once quiet (${again.quietSeconds} s)` });
+      result.daemon = {
+        files: made.jsonlFiles,
+        sessions: made.sessions,
+        MB: round(made.bytes / 1e6, 0),
+        exportedSpans: sent,
+        firstStart: strip(first),
+        restart: strip(again),
+      };
+      rows.push({
+        case: `watch, ${made.jsonlFiles} files: first start`,
+        'peak RSS MB': first.peakMB,
+        seconds: first.startupSeconds,
+        note: `RSS ${first.rssMB} MB once quiet (${first.quietSeconds} s)`,
+      });
+      rows.push({
+        case: `watch, ${made.jsonlFiles} files: restart`,
+        'peak RSS MB': again.peakMB,
+        seconds: again.startupSeconds,
+        note: `RSS ${again.rssMB} MB once quiet (${again.quietSeconds} s)`,
+      });
     }
   } finally {
     await receiver.stop();
@@ -207,7 +298,12 @@ if (!skip.has('daemon')) {
 }
 
 function strip(d) {
-  return { startupSeconds: d.startupSeconds, quietSeconds: d.quietSeconds, rssMB: d.rssMB, peakRssMB: d.peakMB };
+  return {
+    startupSeconds: d.startupSeconds,
+    quietSeconds: d.quietSeconds,
+    rssMB: d.rssMB,
+    peakRssMB: d.peakMB,
+  };
 }
 
 if (rows.length > 0) printTable('memory (seconds: run time; for watch, spawn → "watching")', rows);

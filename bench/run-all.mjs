@@ -17,7 +17,9 @@ const steps = [
 let failed = 0;
 for (const [script, args] of steps) {
   process.stdout.write(`\n=== ${script} ${args.join(' ')}\n`);
-  const run = spawnSync(process.execPath, [join(ROOT, 'bench', script), ...args], { stdio: 'inherit' });
+  const run = spawnSync(process.execPath, [join(ROOT, 'bench', script), ...args], {
+    stdio: 'inherit',
+  });
   if (run.status !== 0) {
     failed += 1;
     process.stdout.write(`${script} failed (exit ${run.status})\n`);

@@ -21,6 +21,10 @@ export function formatSize(bytes) {
 
 /** parseArgs with the benchmark defaults; unknown flags are an error, as in the CLI. */
 export function benchArgs(options) {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { help: { type: 'boolean', short: 'h' }, ...options }, strict: true });
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { help: { type: 'boolean', short: 'h' }, ...options },
+    strict: true,
+  });
   return values;
 }

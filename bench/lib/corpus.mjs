@@ -6,7 +6,18 @@
 // template, and ids stay consistent across a session's main file, sub-agent
 // files and meta sidecars. Deterministic: the same seed gives the same bytes.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatSize } from './args.mjs';
@@ -38,7 +49,8 @@ const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Every id the generator rewrites: UUIDs, msg_/req_/toolu_ ids, and the given agent ids. */
 export function idPattern(agentIds = []) {
   const ids = [...agentIds].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-  const agents = ids.length === 0 ? '' : `|(?<![A-Za-z0-9_])(?:${ids.map(escapeRe).join('|')})(?![A-Za-z0-9_])`;
+  const agents =
+    ids.length === 0 ? '' : `|(?<![A-Za-z0-9_])(?:${ids.map(escapeRe).join('|')})(?![A-Za-z0-9_])`;
   return new RegExp(`${UUID}|\\b${PREFIXED}${agents}`, 'g');
 }
 
@@ -55,13 +67,17 @@ export function loadTemplates(fixtures = FIXTURES) {
     if (!statSync(dir).isDirectory()) continue;
     const files = walk(dir).filter((f) => f.endsWith('.jsonl') || AGENT_FILE.test(basename(f)));
     for (const f of files) if (dirname(f) === dir) layoutSessions.add(basename(f, '.jsonl'));
-    groups.push({ name: `real-layout/${project}`, files: files.map((f) => ({ rel: relative(dir, f), text: readFileSync(f, 'utf8') })) });
+    groups.push({
+      name: `real-layout/${project}`,
+      files: files.map((f) => ({ rel: relative(dir, f), text: readFileSync(f, 'utf8') })),
+    });
   }
   for (const name of readdirSync(join(fixtures, 'real')).sort()) {
     // Sub-agent files of real captures are used through real-layout, where they sit in their session dir.
     if (!name.endsWith('.jsonl') || name.includes('__subagents__')) continue;
     const text = readFileSync(join(fixtures, 'real', name), 'utf8');
-    const sessionId = SESSION_ID.exec(text)?.[1] ?? uuidOf(createHash('sha256').update(name).digest());
+    const sessionId =
+      SESSION_ID.exec(text)?.[1] ?? uuidOf(createHash('sha256').update(name).digest());
     if (layoutSessions.has(sessionId)) continue;
     groups.push({ name: `real/${name}`, files: [{ rel: `${sessionId}.jsonl`, text }] });
   }
@@ -69,19 +85,29 @@ export function loadTemplates(fixtures = FIXTURES) {
     const dir = join(fixtures, 'hand', kase);
     if (!statSync(dir).isDirectory()) continue;
     const files = walk(dir).filter((f) => f.endsWith('.jsonl') || AGENT_FILE.test(basename(f)));
-    groups.push({ name: `hand/${kase}`, files: files.map((f) => ({ rel: relative(dir, f), text: readFileSync(f, 'utf8') })) });
+    groups.push({
+      name: `hand/${kase}`,
+      files: files.map((f) => ({ rel: relative(dir, f), text: readFileSync(f, 'utf8') })),
+    });
   }
   const agentIds = new Set();
   for (const g of groups) {
     for (const f of g.files) {
       const fromName = AGENT_FILE.exec(basename(f.rel))?.[1];
       if (fromName !== undefined) agentIds.add(fromName);
-      for (const m of f.text.matchAll(/"(?:agentId|parentAgentId)":"([A-Za-z0-9_-]+)"/g)) agentIds.add(m[1]);
+      for (const m of f.text.matchAll(/"(?:agentId|parentAgentId)":"([A-Za-z0-9_-]+)"/g))
+        agentIds.add(m[1]);
     }
   }
-  const mainFiles = groups.flatMap((g) => g.files.filter((f) => !f.rel.includes('/') && !AGENT_FILE.test(f.rel)).map((f) => f.rel));
-  if (new Set(mainFiles).size !== mainFiles.length) throw new Error('fixture sessions share a session id: copies would collide');
-  const bytes = groups.reduce((n, g) => n + g.files.reduce((m, f) => m + Buffer.byteLength(f.text), 0), 0);
+  const mainFiles = groups.flatMap((g) =>
+    g.files.filter((f) => !f.rel.includes('/') && !AGENT_FILE.test(f.rel)).map((f) => f.rel),
+  );
+  if (new Set(mainFiles).size !== mainFiles.length)
+    throw new Error('fixture sessions share a session id: copies would collide');
+  const bytes = groups.reduce(
+    (n, g) => n + g.files.reduce((m, f) => m + Buffer.byteLength(f.text), 0),
+    0,
+  );
   return { groups, idPattern: idPattern(agentIds), bytes };
 }
 
@@ -111,7 +137,8 @@ function charsOf(h, n, alphabet) {
 function rewriteId(id, h) {
   if (id.length === 36 && id[8] === '-') return uuidOf(h);
   const prefixed = /^(msg_|req_|toolu_|srvtoolu_)(01)?(.*)$/.exec(id);
-  if (prefixed !== null) return prefixed[1] + (prefixed[2] ?? '') + charsOf(h, prefixed[3].length, BASE62);
+  if (prefixed !== null)
+    return prefixed[1] + (prefixed[2] ?? '') + charsOf(h, prefixed[3].length, BASE62);
   const separated = /^(.*[-_])([0-9a-f]+)$/.exec(id);
   if (separated !== null) return separated[1] + charsOf(h, separated[2].length, '0123456789abcdef');
   if (/^a[0-9a-f]+$/.test(id)) return `a${charsOf(h, id.length - 1, '0123456789abcdef')}`;
@@ -146,7 +173,8 @@ export function makeRewriter(templates, seed, copy, shiftSeconds, fixed = new Ma
   return (text) => text.replace(templates.idPattern, mapId).replace(TIMESTAMP, shift);
 }
 
-const seedHash = (seed, what) => createHash('sha256').update(`${seed}\0${what}`).digest().readUInt32BE(0);
+const seedHash = (seed, what) =>
+  createHash('sha256').update(`${seed}\0${what}`).digest().readUInt32BE(0);
 
 const countLines = (text) => {
   let n = 0;
@@ -159,9 +187,23 @@ const countLines = (text) => {
  * bytes (or `maxFiles` transcript files). `only` keeps the groups whose name
  * starts with one of its prefixes ('hand/', 'real-layout/', 'real/').
  */
-export function generateCorpus({ size = Infinity, maxFiles = Infinity, seed = 1, out, projects = 20, only = null, rewrite: rewriting = true, templates = loadTemplates() }) {
-  if (only !== null) templates = { ...templates, groups: templates.groups.filter((g) => only.some((p) => g.name.startsWith(p))) };
-  if (!Number.isFinite(size) && !Number.isFinite(maxFiles)) throw new Error('corpus generator: give a size or a file count');
+export function generateCorpus({
+  size = Infinity,
+  maxFiles = Infinity,
+  seed = 1,
+  out,
+  projects = 20,
+  only = null,
+  rewrite: rewriting = true,
+  templates = loadTemplates(),
+}) {
+  if (only !== null)
+    templates = {
+      ...templates,
+      groups: templates.groups.filter((g) => only.some((p) => g.name.startsWith(p))),
+    };
+  if (!Number.isFinite(size) && !Number.isFinite(maxFiles))
+    throw new Error('corpus generator: give a size or a file count');
   rmSync(out, { recursive: true, force: true });
   const projectsDir = join(out, 'projects');
   const stats = { bytes: 0, files: 0, jsonlFiles: 0, lines: 0, sessions: 0, copies: 0 };
@@ -189,13 +231,24 @@ export function generateCorpus({ size = Infinity, maxFiles = Infinity, seed = 1,
         if (path.endsWith('.jsonl')) {
           stats.jsonlFiles += 1;
           stats.lines += countLines(text);
-          if (dirname(path) === join(projectsDir, project) && !basename(path).startsWith('agent-')) stats.sessions += 1;
+          if (dirname(path) === join(projectsDir, project) && !basename(path).startsWith('agent-'))
+            stats.sessions += 1;
         }
       }
     });
     stats.copies += 1;
   }
-  const manifest = { kind: 'corpus', generator: GENERATOR_VERSION, seed, rewritten: rewriting, targetBytes: Number.isFinite(size) ? size : null, maxFiles: Number.isFinite(maxFiles) ? maxFiles : null, only, projects: usedProjects.size, ...stats };
+  const manifest = {
+    kind: 'corpus',
+    generator: GENERATOR_VERSION,
+    seed,
+    rewritten: rewriting,
+    targetBytes: Number.isFinite(size) ? size : null,
+    maxFiles: Number.isFinite(maxFiles) ? maxFiles : null,
+    only,
+    projects: usedProjects.size,
+    ...stats,
+  };
   writeFileSync(join(out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
 }
@@ -212,7 +265,12 @@ function readManifest(dir) {
 export function ensureCorpus({ size, seed = 1, root = CORPUS_ROOT, log = () => undefined }) {
   const dir = join(root, `corpus-${formatSize(size)}-seed${seed}`);
   let manifest = readManifest(dir);
-  if (manifest === null || manifest.generator !== GENERATOR_VERSION || manifest.targetBytes !== size || manifest.seed !== seed) {
+  if (
+    manifest === null ||
+    manifest.generator !== GENERATOR_VERSION ||
+    manifest.targetBytes !== size ||
+    manifest.seed !== seed
+  ) {
     log(`generating ${formatSize(size)} corpus (seed ${seed}) in ${relative(ROOT, dir)} …`);
     manifest = generateCorpus({ size, seed, out: dir });
   }
@@ -228,12 +286,15 @@ export function ensureCorpus({ size, seed = 1, root = CORPUS_ROOT, log = () => u
 export function generateSingleTranscript({ size, seed = 1, dir, templates = loadTemplates() }) {
   const sources = templates.groups.filter((g) => g.name.startsWith('real/')).map((g) => g.files[0]);
   const sessionIds = new Set();
-  for (const s of sources) for (const m of s.text.matchAll(/"sessionId":"([0-9a-f-]{36})"/g)) sessionIds.add(m[1]);
+  for (const s of sources)
+    for (const m of s.text.matchAll(/"sessionId":"([0-9a-f-]{36})"/g)) sessionIds.add(m[1]);
   const sessionId = uuidOf(createHash('sha256').update(`${seed}\0single-session`).digest());
   const fixed = new Map([...sessionIds].map((id) => [id, sessionId]));
   const spans = sources.map((s) => {
     const times = [...s.text.matchAll(TIMESTAMP)].map((m) => Date.parse(`${m[1]}Z`));
-    return times.length === 0 ? { min: 0, max: 0 } : { min: Math.min(...times), max: Math.max(...times) };
+    return times.length === 0
+      ? { min: 0, max: 0 }
+      : { min: Math.min(...times), max: Math.max(...times) };
   });
   const out = join(dir, `${sessionId}.jsonl`);
   mkdirSync(dir, { recursive: true });
@@ -258,7 +319,16 @@ export function generateSingleTranscript({ size, seed = 1, dir, templates = load
   } finally {
     closeSync(fd);
   }
-  return { kind: 'single', generator: GENERATOR_VERSION, seed, targetBytes: size, sessionId, file: out, bytes, lines };
+  return {
+    kind: 'single',
+    generator: GENERATOR_VERSION,
+    seed,
+    targetBytes: size,
+    sessionId,
+    file: out,
+    bytes,
+    lines,
+  };
 }
 
 export const corpusExists = (dir) => existsSync(join(dir, 'manifest.json'));

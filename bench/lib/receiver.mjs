@@ -64,7 +64,8 @@ export function countProtobufSpans(buf) {
 function countJsonSpans(text) {
   const request = JSON.parse(text);
   let spans = 0;
-  for (const rs of request.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) spans += (ss.spans ?? []).length;
+  for (const rs of request.resourceSpans ?? [])
+    for (const ss of rs.scopeSpans ?? []) spans += (ss.spans ?? []).length;
   return spans;
 }
 
@@ -72,7 +73,15 @@ function countJsonSpans(text) {
 export const nowMs = () => performance.timeOrigin + performance.now();
 
 export function startReceiver({ port = 0, markers = null } = {}) {
-  const stats = { requests: 0, bytes: 0, decodedBytes: 0, spans: 0, errors: 0, firstAt: null, lastAt: null };
+  const stats = {
+    requests: 0,
+    bytes: 0,
+    decodedBytes: 0,
+    spans: 0,
+    errors: 0,
+    firstAt: null,
+    lastAt: null,
+  };
   /** marker → first arrival (ms, nowMs clock). */
   const arrivals = new Map();
   const pattern = markers === null ? null : new RegExp(markers, 'g');
@@ -96,9 +105,12 @@ export function startReceiver({ port = 0, markers = null } = {}) {
         stats.firstAt ??= at;
         stats.lastAt = at;
         if (pattern !== null) {
-          for (const m of body.toString('latin1').matchAll(pattern)) if (!arrivals.has(m[0])) arrivals.set(m[0], at);
+          for (const m of body.toString('latin1').matchAll(pattern))
+            if (!arrivals.has(m[0])) arrivals.set(m[0], at);
         }
-        res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : undefined);
+        res
+          .writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' })
+          .end(json ? '{}' : undefined);
       } catch (err) {
         stats.errors += 1;
         res.writeHead(400).end(String(err));
@@ -125,7 +137,9 @@ export function startReceiver({ port = 0, markers = null } = {}) {
 // Forked as a child process: serve until told to stop.
 if (process.send !== undefined && process.argv.includes('--serve')) {
   const markersArg = process.argv[process.argv.indexOf('--markers') + 1];
-  const receiver = await startReceiver({ markers: process.argv.includes('--markers') ? markersArg : null });
+  const receiver = await startReceiver({
+    markers: process.argv.includes('--markers') ? markersArg : null,
+  });
   process.on('message', (message) => {
     if (message?.type === 'stats') process.send({ type: 'stats', ...receiver.stats() });
     if (message?.type === 'stop') void receiver.stop().then(() => process.exit(0));

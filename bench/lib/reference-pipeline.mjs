@@ -8,9 +8,20 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
 // CCOTEL_BENCH_DIST points at another build (an experiment) instead of ./dist.
-const DIST = process.env.CCOTEL_BENCH_DIST === undefined ? new URL('../../dist/', import.meta.url) : new URL(`file://${process.env.CCOTEL_BENCH_DIST.replace(/\/?$/, '/')}`);
+const DIST =
+  process.env.CCOTEL_BENCH_DIST === undefined
+    ? new URL('../../dist/', import.meta.url)
+    : new URL(`file://${process.env.CCOTEL_BENCH_DIST.replace(/\/?$/, '/')}`);
 const dist = (path) => import(new URL(path, DIST).href);
-const [{ createLineSplitter }, { parseRecord }, state, { parseAgentMeta }, { finish }, spans, encode] = await Promise.all([
+const [
+  { createLineSplitter },
+  { parseRecord },
+  state,
+  { parseAgentMeta },
+  { finish },
+  spans,
+  encode,
+] = await Promise.all([
   dist('core/line-splitter.js'),
   dist('core/parse-record.js'),
   dist('core/session-state.js'),
@@ -46,19 +57,26 @@ export async function loadSessionReference(files, parse = {}) {
   for (const meta of files.metaFiles) {
     const text = await readFile(meta, 'utf8').catch(() => null);
     const parsed = text === null ? null : parseAgentMeta(meta, text);
-    if (parsed === null) s.warnings.push({ file: meta, line: 1, reason: 'unreadable agent meta file' });
+    if (parsed === null)
+      s.warnings.push({ file: meta, line: 1, reason: 'unreadable agent meta file' });
     else state.addAgentMeta(s, parsed);
   }
   for (const agent of files.agentFiles) state.registerAgentFile(s, agent.agentId, agent.file);
   if (await feed(s, files.mainFile, null, parse)) unterminated.push(files.mainFile);
-  for (const agent of files.agentFiles) if (await feed(s, agent.file, agent.agentId, parse)) unterminated.push(agent.file);
+  for (const agent of files.agentFiles)
+    if (await feed(s, agent.file, agent.agentId, parse)) unterminated.push(agent.file);
   return { state: s, unterminated };
 }
 
 export async function sessionSpansReference(files, prices, options) {
   const loaded = await loadSessionReference(files, { textLimit: spans.textLimitFor(options) });
   const model = finish(loaded.state);
-  return { model, ...spans.spansOfModel(model, prices, options), unterminated: loaded.unterminated };
+  return {
+    model,
+    ...spans.spansOfModel(model, prices, options),
+    unterminated: loaded.unterminated,
+  };
 }
 
-export const encodeSpansReference = (batch, resource, protocol) => encode.encodeSpansWithSdk(batch, resource, protocol);
+export const encodeSpansReference = (batch, resource, protocol) =>
+  encode.encodeSpansWithSdk(batch, resource, protocol);

@@ -16,14 +16,22 @@ export function machine() {
   } catch {
     // Not Linux: os.cpus() is all there is.
   }
-  return { cpuModel: model.trim(), cpus: cpus().length, memoryGB: Math.round((totalmem() / 2 ** 30) * 10) / 10, node: process.version, platform: `${process.platform}-${process.arch}` };
+  return {
+    cpuModel: model.trim(),
+    cpus: cpus().length,
+    memoryGB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+  };
 }
 
 /** Prints rows (objects with the same keys) as an aligned table. */
 export function printTable(title, rows, columns = Object.keys(rows[0] ?? {})) {
-  const cell = (v) => (v === null || v === undefined ? '–' : typeof v === 'number' ? formatNumber(v) : String(v));
+  const cell = (v) =>
+    v === null || v === undefined ? '–' : typeof v === 'number' ? formatNumber(v) : String(v);
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values) => values.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
+  const line = (values) =>
+    values.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
   process.stdout.write(`\n${title}\n${line(columns)}\n${line(widths.map((w) => '-'.repeat(w)))}\n`);
   for (const r of rows) process.stdout.write(`${line(columns.map((c) => cell(r[c])))}\n`);
 }
@@ -36,7 +44,10 @@ function formatNumber(v) {
 export function writeResult(name, result) {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const path = join(RESULTS_DIR, `${name}.json`);
-  writeFileSync(path, `${JSON.stringify({ benchmark: name, date: new Date().toISOString(), machine: machine(), ...result }, null, 2)}\n`);
+  writeFileSync(
+    path,
+    `${JSON.stringify({ benchmark: name, date: new Date().toISOString(), machine: machine(), ...result }, null, 2)}\n`,
+  );
   process.stdout.write(`\nresults: ${path}\n`);
   return path;
 }
@@ -47,9 +58,13 @@ export function writeResult(name, result) {
  */
 export function runWorkload(name, options, { nodeArgs = [] } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bench', 'lib', 'workloads.mjs'), name, JSON.stringify(options)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...nodeArgs, join(ROOT, 'bench', 'lib', 'workloads.mjs'), name, JSON.stringify(options)],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -57,11 +72,14 @@ export function runWorkload(name, options, { nodeArgs = [] } = {}) {
     child.on('error', reject);
     child.on('close', (code) => {
       const last = out.trim().split('\n').pop() ?? '';
-      if (code !== 0) return reject(new Error(`workload ${name} exited ${code}: ${err.trim() || out.trim()}`));
+      if (code !== 0)
+        return reject(new Error(`workload ${name} exited ${code}: ${err.trim() || out.trim()}`));
       try {
         resolve(JSON.parse(last));
       } catch {
-        reject(new Error(`workload ${name} printed no result: ${out.slice(-500)} ${err.slice(-500)}`));
+        reject(
+          new Error(`workload ${name} printed no result: ${out.slice(-500)} ${err.slice(-500)}`),
+        );
       }
     });
   });
@@ -78,7 +96,12 @@ export const round = (x, digits = 2) => Math.round(x * 10 ** digits) / 10 ** dig
 export async function backgroundLoad(ms = 2000) {
   const sample = () => {
     try {
-      const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+      const fields = readFileSync('/proc/stat', 'utf8')
+        .split('\n')[0]
+        .trim()
+        .split(/\s+/)
+        .slice(1)
+        .map(Number);
       return { total: fields.reduce((a, b) => a + b, 0), idle: fields[3] + fields[4] };
     } catch {
       return null;
@@ -94,9 +117,15 @@ export async function backgroundLoad(ms = 2000) {
 /** Forks the benchmark receiver (lib/receiver.mjs) in its own process. */
 export async function forkReceiver(markers = null) {
   const { fork } = await import('node:child_process');
-  const child = fork(join(ROOT, 'bench', 'lib', 'receiver.mjs'), ['--serve', ...(markers === null ? [] : ['--markers', markers])], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(
+    join(ROOT, 'bench', 'lib', 'receiver.mjs'),
+    ['--serve', ...(markers === null ? [] : ['--markers', markers])],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
   const url = await new Promise((resolve, reject) => {
-    child.once('message', (m) => (m?.type === 'ready' ? resolve(m.url) : reject(new Error('receiver did not start'))));
+    child.once('message', (m) =>
+      m?.type === 'ready' ? resolve(m.url) : reject(new Error('receiver did not start')),
+    );
     child.once('exit', (code) => reject(new Error(`receiver exited (${code})`)));
   });
   const ask = () =>
@@ -119,7 +148,11 @@ export async function forkReceiver(markers = null) {
 
 export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? null : s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return s.length === 0
+    ? null
+    : s.length % 2 === 1
+      ? s[(s.length - 1) / 2]
+      : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
 /** Runs `ccotel <argv>` (dist) in a child; resolves with its exit code, output and own measurements. */
@@ -136,7 +169,12 @@ export function runCcotel(argv, { env = {} } = {}) {
     child.on('error', reject);
     child.on('close', (code) => {
       const m = /@@bench (\{.*\})\s*$/.exec(stderr);
-      resolve({ code, stdout, stderr: stderr.replace(/\n?@@bench \{.*\}\s*$/, ''), measured: m === null ? null : JSON.parse(m[1]) });
+      resolve({
+        code,
+        stdout,
+        stderr: stderr.replace(/\n?@@bench \{.*\}\s*$/, ''),
+        measured: m === null ? null : JSON.parse(m[1]),
+      });
     });
   });
 }

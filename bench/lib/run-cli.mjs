@@ -22,5 +22,7 @@ const io = {
 const started = performance.now();
 const code = await runCli(process.argv.slice(2), io);
 const usage = process.resourceUsage();
-process.stderr.write(`\n@@bench ${JSON.stringify({ code, seconds: (performance.now() - started) / 1000, peakRssMB: usage.maxRSS / 1024, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 })}\n`);
+process.stderr.write(
+  `\n@@bench ${JSON.stringify({ code, seconds: (performance.now() - started) / 1000, peakRssMB: usage.maxRSS / 1024, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 })}\n`,
+);
 process.exitCode = code;

@@ -7,7 +7,10 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 // CCOTEL_BENCH_DIST points at another build (an experiment) instead of ./dist.
-const DIST = process.env.CCOTEL_BENCH_DIST === undefined ? new URL('../../dist/', import.meta.url) : new URL(`file://${process.env.CCOTEL_BENCH_DIST.replace(/\/?$/, '/')}`);
+const DIST =
+  process.env.CCOTEL_BENCH_DIST === undefined
+    ? new URL('../../dist/', import.meta.url)
+    : new URL(`file://${process.env.CCOTEL_BENCH_DIST.replace(/\/?$/, '/')}`);
 const dist = (path) => import(new URL(path, DIST).href);
 
 /** Every transcript file under a dir, in a stable order. */
@@ -54,7 +57,14 @@ async function baseline({ dir }) {
       }
     }
   }
-  return { seconds: (performance.now() - started) / 1000, files: files.length, bytes, lines, objects, failed };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    files: files.length,
+    bytes,
+    lines,
+    objects,
+    failed,
+  };
 }
 
 /**
@@ -65,8 +75,24 @@ async function baseline({ dir }) {
  *   mode 'workers':   the shipped path with sessions spread over worker threads
  * encoder 'sdk' swaps the direct protobuf writer for the SDK serializer (history figures).
  */
-async function convert({ dir, mode = 'shipped', content = 'labels', protocol = 'http/protobuf', workers = 2, encoder = 'direct' }) {
-  const [{ findSessions }, { sessionSpans }, { encodeSpans, encodeSpansWithSdk, assembleRequest }, { buildResource }, { loadPriceTable }, { MAX_BATCH_SPANS }, pool, reference] = await Promise.all([
+async function convert({
+  dir,
+  mode = 'shipped',
+  content = 'labels',
+  protocol = 'http/protobuf',
+  workers = 2,
+  encoder = 'direct',
+}) {
+  const [
+    { findSessions },
+    { sessionSpans },
+    { encodeSpans, encodeSpansWithSdk, assembleRequest },
+    { buildResource },
+    { loadPriceTable },
+    { MAX_BATCH_SPANS },
+    pool,
+    reference,
+  ] = await Promise.all([
     dist('adapters/session-files.js'),
     dist('app/session-spans.js'),
     dist('adapters/otlp-encode.js'),
@@ -77,14 +103,30 @@ async function convert({ dir, mode = 'shipped', content = 'labels', protocol = '
     mode === 'reference' ? import('./reference-pipeline.mjs') : Promise.resolve(null),
   ]);
   const prices = await loadPriceTable();
-  const resource = buildResource({ serviceName: 'claude-code', attributes: { 'host.name': 'bench' } });
+  const resource = buildResource({
+    serviceName: 'claude-code',
+    attributes: { 'host.name': 'bench' },
+  });
   const options = { content, maxAttributeBytes: 2048 };
   // encoder 'sdk' keeps the shipped reader with the SDK serializer: the reader's share of the gain, measured alone.
-  const encode = reference !== null ? reference.encodeSpansReference : encoder === 'sdk' ? encodeSpansWithSdk : encodeSpans;
+  const encode =
+    reference !== null
+      ? reference.encodeSpansReference
+      : encoder === 'sdk'
+        ? encodeSpansWithSdk
+        : encodeSpans;
   const started = performance.now();
   const sessions = await findSessions(dir);
   const digest = createHash('sha1');
-  const totals = { sessions: sessions.length, turns: 0, spans: 0, requests: 0, otlpBytes: 0, warnings: 0, ignoredLines: 0 };
+  const totals = {
+    sessions: sessions.length,
+    turns: 0,
+    spans: 0,
+    requests: 0,
+    otlpBytes: 0,
+    warnings: 0,
+    ignoredLines: 0,
+  };
   let batch = [];
   const flush = () => {
     if (batch.length === 0) return;
@@ -124,7 +166,7 @@ async function convert({ dir, mode = 'shipped', content = 'labels', protocol = '
       totals.ignoredLines += session.ignoredLines;
       for (const turn of session.turns) {
         totals.turns += 1;
-        for (let from = turn.from; from < turn.to; ) {
+        for (let from = turn.from; from < turn.to;) {
           const to = Math.min(turn.to, from + MAX_BATCH_SPANS - inBatch);
           ranges.push({ encoded: session.encoded, from, to });
           inBatch += to - from;
@@ -137,12 +179,22 @@ async function convert({ dir, mode = 'shipped', content = 'labels', protocol = '
     send();
   } else {
     const convertOne = mode === 'reference' ? reference.sessionSpansReference : sessionSpans;
-    for (const files of sessions) take(pool.slimSessionSpans(await convertOne(files, prices, options)));
+    for (const files of sessions)
+      take(pool.slimSessionSpans(await convertOne(files, prices, options)));
   }
   flush();
   const seconds = (performance.now() - started) / 1000;
   const files = await jsonlFiles(dir);
-  return { seconds, mode, encoder: reference !== null ? 'sdk' : encoder, workers: mode === 'workers' ? workers : 0, files: files.length, bytes: await bytesOf(files), ...totals, digest: digest.digest('hex') };
+  return {
+    seconds,
+    mode,
+    encoder: reference !== null ? 'sdk' : encoder,
+    workers: mode === 'workers' ? workers : 0,
+    files: files.length,
+    bytes: await bytesOf(files),
+    ...totals,
+    digest: digest.digest('hex'),
+  };
 }
 
 /**
@@ -150,7 +202,15 @@ async function convert({ dir, mode = 'shipped', content = 'labels', protocol = '
  * (untimed), then sent one after another, each awaited, as export sends them.
  */
 async function send({ dir, url, compression = 'none' }) {
-  const [{ findSessions }, { sessionSpans }, { encodeSpans }, { buildResource }, { loadPriceTable }, { MAX_BATCH_SPANS }, { sendOtlp }] = await Promise.all([
+  const [
+    { findSessions },
+    { sessionSpans },
+    { encodeSpans },
+    { buildResource },
+    { loadPriceTable },
+    { MAX_BATCH_SPANS },
+    { sendOtlp },
+  ] = await Promise.all([
     dist('adapters/session-files.js'),
     dist('app/session-spans.js'),
     dist('adapters/otlp-encode.js'),
@@ -160,12 +220,17 @@ async function send({ dir, url, compression = 'none' }) {
     dist('adapters/otlp-http-sender.js'),
   ]);
   const prices = await loadPriceTable();
-  const resource = buildResource({ serviceName: 'claude-code', attributes: { 'host.name': 'bench' } });
+  const resource = buildResource({
+    serviceName: 'claude-code',
+    attributes: { 'host.name': 'bench' },
+  });
   const bodies = [];
   let batch = [];
   let spans = 0;
   for (const files of await findSessions(dir)) {
-    for (const turn of (await sessionSpans(files, prices, { content: 'labels', maxAttributeBytes: 2048 })).turns) {
+    for (const turn of (
+      await sessionSpans(files, prices, { content: 'labels', maxAttributeBytes: 2048 })
+    ).turns) {
       for (const span of turn.spans) {
         batch.push(span);
         spans += 1;
@@ -177,12 +242,28 @@ async function send({ dir, url, compression = 'none' }) {
     }
   }
   if (batch.length > 0) bodies.push(encodeSpans(batch, resource, 'http/protobuf'));
-  const options = { url: `${url}/v1/traces`, headers: {}, contentType: 'application/x-protobuf', compression, timeoutMs: 30_000, maxRetries: 0, initialBackoffMs: 100, maxBackoffMs: 100, maxRetryAfterMs: 100 };
+  const options = {
+    url: `${url}/v1/traces`,
+    headers: {},
+    contentType: 'application/x-protobuf',
+    compression,
+    timeoutMs: 30_000,
+    maxRetries: 0,
+    initialBackoffMs: 100,
+    maxBackoffMs: 100,
+    maxRetryAfterMs: 100,
+  };
   const started = performance.now();
   let failed = 0;
   for (const body of bodies) if (!(await sendOtlp(body, options)).ok) failed += 1;
   const seconds = (performance.now() - started) / 1000;
-  return { seconds, spans, requests: bodies.length, failed, bodyBytes: bodies.reduce((n, b) => n + b.byteLength, 0) };
+  return {
+    seconds,
+    spans,
+    requests: bodies.length,
+    failed,
+    bodyBytes: bodies.reduce((n, b) => n + b.byteLength, 0),
+  };
 }
 
 /**
@@ -191,13 +272,14 @@ async function send({ dir, url, compression = 'none' }) {
  * every turn's spans, for the largest session under `dir`.
  */
 async function stages({ dir, content = 'labels' }) {
-  const [{ findSessions }, { loadSession }, { finish }, spans, { loadPriceTable }] = await Promise.all([
-    dist('adapters/session-files.js'),
-    dist('app/load-session.js'),
-    dist('core/assemble.js'),
-    dist('app/session-spans.js'),
-    dist('adapters/price-file.js'),
-  ]);
+  const [{ findSessions }, { loadSession }, { finish }, spans, { loadPriceTable }] =
+    await Promise.all([
+      dist('adapters/session-files.js'),
+      dist('app/load-session.js'),
+      dist('core/assemble.js'),
+      dist('app/session-spans.js'),
+      dist('adapters/price-file.js'),
+    ]);
   const prices = await loadPriceTable();
   const options = { content, maxAttributeBytes: 2048 };
   const heap = () => {
@@ -206,7 +288,8 @@ async function stages({ dir, content = 'labels' }) {
   };
   const sessions = await findSessions(dir);
   let largest = sessions[0];
-  for (const s of sessions) if ((await stat(s.mainFile)).size > (await stat(largest.mainFile)).size) largest = s;
+  for (const s of sessions)
+    if ((await stat(s.mainFile)).size > (await stat(largest.mainFile)).size) largest = s;
   const started = heap();
   const loaded = await loadSession(largest, { textLimit: spans.textLimitFor(options) });
   const afterLoad = heap();
@@ -220,7 +303,13 @@ async function stages({ dir, content = 'labels' }) {
     entries: loaded.state.entries.length,
     turns: built.turns.length,
     spans: built.turns.reduce((n, t) => n + t.spans.length, 0),
-    heapMB: { start: started, records: round1(afterLoad - started), model: round1(afterModel - afterLoad), spans: round1(afterSpans - afterModel), total: afterSpans },
+    heapMB: {
+      start: started,
+      records: round1(afterLoad - started),
+      model: round1(afterModel - afterLoad),
+      spans: round1(afterSpans - afterModel),
+      total: afterSpans,
+    },
   };
 }
 
@@ -228,7 +317,16 @@ const round1 = (x) => Math.round(x * 10) / 10;
 
 /** CPU time of each stage of the shipped path over the corpus: where the time goes. */
 async function phases({ dir }) {
-  const [{ findSessions }, { loadSession }, { finish }, spans, { encodeSpans }, { buildResource }, { loadPriceTable }, { MAX_BATCH_SPANS }] = await Promise.all([
+  const [
+    { findSessions },
+    { loadSession },
+    { finish },
+    spans,
+    { encodeSpans },
+    { buildResource },
+    { loadPriceTable },
+    { MAX_BATCH_SPANS },
+  ] = await Promise.all([
     dist('adapters/session-files.js'),
     dist('app/load-session.js'),
     dist('core/assemble.js'),
@@ -239,7 +337,10 @@ async function phases({ dir }) {
     dist('app/export.js'),
   ]);
   const prices = await loadPriceTable();
-  const resource = buildResource({ serviceName: 'claude-code', attributes: { 'host.name': 'bench' } });
+  const resource = buildResource({
+    serviceName: 'claude-code',
+    attributes: { 'host.name': 'bench' },
+  });
   const options = { content: 'labels', maxAttributeBytes: 2048 };
   const cpu = () => {
     const c = process.cpuUsage();
@@ -287,10 +388,15 @@ async function main() {
   const result = await run(JSON.parse(json));
   const usage = process.resourceUsage();
   // maxRSS is in kilobytes (getrusage): the process's peak resident set.
-  process.stdout.write(`\n${JSON.stringify({ workload: name, ...result, peakRssMB: usage.maxRSS / 1024, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 })}\n`);
+  process.stdout.write(
+    `\n${JSON.stringify({ workload: name, ...result, peakRssMB: usage.maxRSS / 1024, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 })}\n`,
+  );
 }
 
-if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+if (
+  process.argv[1] !== undefined &&
+  import.meta.url === new URL(`file://${process.argv[1]}`).href
+) {
   main().catch((err) => {
     process.stderr.write(`${err?.stack ?? err}\n`);
     process.exitCode = 1;

@@ -5,7 +5,15 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { coerce, DEFAULTS, SettingError, validateConfigFile, type Settings, type Source, type Sourced } from '../core/settings.js';
+import {
+  coerce,
+  DEFAULTS,
+  SettingError,
+  validateConfigFile,
+  type Settings,
+  type Source,
+  type Sourced,
+} from '../core/settings.js';
 import { CliError } from './cli-error.js';
 import { defaultProjectsDirs } from './projects-dir.js';
 import { parseKeyValueList } from './resource.js';
@@ -20,14 +28,20 @@ export interface LoadedConfig {
 }
 
 export function defaultStateDir(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_STATE_HOME !== undefined && env.XDG_STATE_HOME !== '' ? env.XDG_STATE_HOME : join(homedir(), '.local', 'state');
+  const base =
+    env.XDG_STATE_HOME !== undefined && env.XDG_STATE_HOME !== ''
+      ? env.XDG_STATE_HOME
+      : join(homedir(), '.local', 'state');
   return join(base, 'ccotel');
 }
 
 function configPath(flag: string | undefined, env: NodeJS.ProcessEnv): string | null {
   if (flag !== undefined) return flag;
   if (env.CCOTEL_CONFIG !== undefined && env.CCOTEL_CONFIG !== '') return env.CCOTEL_CONFIG;
-  const base = env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : join(homedir(), '.config');
+  const base =
+    env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== ''
+      ? env.XDG_CONFIG_HOME
+      : join(homedir(), '.config');
   const candidate = join(base, 'ccotel', 'config.json');
   return statSync(candidate, { throwIfNoEntry: false })?.isFile() === true ? candidate : null;
 }
@@ -37,7 +51,10 @@ function readConfigFile(path: string): Partial<Settings> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new CliError(`cannot read config file ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, 2);
+    throw new CliError(
+      `cannot read config file ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+      2,
+    );
   }
   let value: unknown;
   try {
@@ -53,7 +70,8 @@ function readConfigFile(path: string): Partial<Settings> {
   }
 }
 
-const first = (...values: (string | undefined)[]): string | undefined => values.find((v) => v !== undefined && v !== '');
+const first = (...values: (string | undefined)[]): string | undefined =>
+  values.find((v) => v !== undefined && v !== '');
 
 /** The OTel (and ccotel) environment variables, as raw setting values. */
 function fromEnv(env: NodeJS.ProcessEnv): FlagValues {
@@ -61,24 +79,47 @@ function fromEnv(env: NodeJS.ProcessEnv): FlagValues {
   const tracesEndpoint = first(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   // The signal-specific endpoint is used verbatim (OTel spec); the generic one gets /v1/traces.
   if (tracesEndpoint !== undefined) out.endpoint = { verbatim: tracesEndpoint };
-  else if (first(env.OTEL_EXPORTER_OTLP_ENDPOINT) !== undefined) out.endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  else if (first(env.OTEL_EXPORTER_OTLP_ENDPOINT) !== undefined)
+    out.endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT;
   const set = (key: keyof Settings, value: string | undefined): void => {
     if (value !== undefined && value !== '') out[key] = value;
   };
   set('protocol', first(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, env.OTEL_EXPORTER_OTLP_PROTOCOL));
-  set('compression', first(env.OTEL_EXPORTER_OTLP_TRACES_COMPRESSION, env.OTEL_EXPORTER_OTLP_COMPRESSION));
+  set(
+    'compression',
+    first(env.OTEL_EXPORTER_OTLP_TRACES_COMPRESSION, env.OTEL_EXPORTER_OTLP_COMPRESSION),
+  );
   set('timeoutMs', first(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, env.OTEL_EXPORTER_OTLP_TIMEOUT));
-  set('tlsCa', first(env.OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE, env.OTEL_EXPORTER_OTLP_CERTIFICATE));
-  set('tlsCert', first(env.OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE, env.OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE));
+  set(
+    'tlsCa',
+    first(env.OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE, env.OTEL_EXPORTER_OTLP_CERTIFICATE),
+  );
+  set(
+    'tlsCert',
+    first(
+      env.OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE,
+      env.OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE,
+    ),
+  );
   set('tlsKey', first(env.OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY, env.OTEL_EXPORTER_OTLP_CLIENT_KEY));
   set('serviceName', env.OTEL_SERVICE_NAME);
   set('stateDir', env.CCOTEL_STATE_DIR);
   set('logLevel', env.CCOTEL_LOG_LEVEL);
-  const headers = { ...parseKeyValueList(env.OTEL_EXPORTER_OTLP_HEADERS ?? '', 'OTEL_EXPORTER_OTLP_HEADERS'), ...parseKeyValueList(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS ?? '', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') };
+  const headers = {
+    ...parseKeyValueList(env.OTEL_EXPORTER_OTLP_HEADERS ?? '', 'OTEL_EXPORTER_OTLP_HEADERS'),
+    ...parseKeyValueList(
+      env.OTEL_EXPORTER_OTLP_TRACES_HEADERS ?? '',
+      'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+    ),
+  };
   if (Object.keys(headers).length > 0) out.headers = headers;
-  const resource = parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES ?? '', 'OTEL_RESOURCE_ATTRIBUTES');
+  const resource = parseKeyValueList(
+    env.OTEL_RESOURCE_ATTRIBUTES ?? '',
+    'OTEL_RESOURCE_ATTRIBUTES',
+  );
   if (Object.keys(resource).length > 0) out.resource = resource;
-  if (env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === 'true') out.content = 'full';
+  if (env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === 'true')
+    out.content = 'full';
   else set('content', env.CCOTEL_CONTENT);
   if (first(env.CLAUDE_CONFIG_DIR) !== undefined) out.projectsDirs = defaultProjectsDirs(env);
   return out;
@@ -98,18 +139,31 @@ function typed<K extends keyof Settings>(key: K, raw: unknown, where: string): S
   }
 }
 
-export function loadConfig(flags: FlagValues, env: NodeJS.ProcessEnv, configFlag?: string): LoadedConfig {
+export function loadConfig(
+  flags: FlagValues,
+  env: NodeJS.ProcessEnv,
+  configFlag?: string,
+): LoadedConfig {
   const file = configPath(configFlag, env);
   const fileValues = file === null ? {} : readConfigFile(file);
   const envValues = fromEnv(env);
   const sources = {} as Record<keyof Settings, { value: unknown; source: Source }>;
-  const defaults: Settings = { ...DEFAULTS, stateDir: defaultStateDir(env), projectsDirs: defaultProjectsDirs(env) };
+  const defaults: Settings = {
+    ...DEFAULTS,
+    stateDir: defaultStateDir(env),
+    projectsDirs: defaultProjectsDirs(env),
+  };
   for (const key of Object.keys(DEFAULTS) as (keyof Settings)[]) {
-    if (flags[key] !== undefined) sources[key] = { value: typed(key, flags[key], `--${key}`), source: 'flag' };
-    else if (envValues[key] !== undefined) sources[key] = { value: typed(key, envValues[key], 'environment'), source: 'env' };
-    else if (fileValues[key] !== undefined) sources[key] = { value: fileValues[key], source: 'file' };
+    if (flags[key] !== undefined)
+      sources[key] = { value: typed(key, flags[key], `--${key}`), source: 'flag' };
+    else if (envValues[key] !== undefined)
+      sources[key] = { value: typed(key, envValues[key], 'environment'), source: 'env' };
+    else if (fileValues[key] !== undefined)
+      sources[key] = { value: fileValues[key], source: 'file' };
     else sources[key] = { value: defaults[key], source: 'default' };
   }
-  const settings = Object.fromEntries(Object.entries(sources).map(([k, v]) => [k, v.value])) as unknown as Settings;
+  const settings = Object.fromEntries(
+    Object.entries(sources).map(([k, v]) => [k, v.value]),
+  ) as unknown as Settings;
   return { settings, sources: sources as Sourced<Settings>, configFile: file };
 }

@@ -36,7 +36,8 @@ export interface DirWatcher {
   close(): Promise<void>;
 }
 
-const isUnder = (path: string, root: string): boolean => path === root || path.startsWith(root + sep);
+const isUnder = (path: string, root: string): boolean =>
+  path === root || path.startsWith(root + sep);
 
 async function nearestExisting(path: string): Promise<string> {
   let current = path;
@@ -49,7 +50,10 @@ async function nearestExisting(path: string): Promise<string> {
   }
 }
 
-export async function watchDirs(rootsIn: string[], options: DirWatcherOptions): Promise<DirWatcher> {
+export async function watchDirs(
+  rootsIn: string[],
+  options: DirWatcherOptions,
+): Promise<DirWatcher> {
   const roots = rootsIn.map((r) => resolve(r));
   const watchPoints = [...new Set(await Promise.all(roots.map(nearestExisting)))];
   const trailingMs = options.trailingMs ?? 60;
@@ -105,7 +109,9 @@ export async function watchDirs(rootsIn: string[], options: DirWatcherOptions): 
   });
   watcher.on('unlink', (path) => emit('unlink', path));
   watcher.on('unlinkDir', (path) => emit('unlinkDir', path));
-  watcher.on('error', (err) => options.onError(err instanceof Error ? err : new Error(String(err))));
+  watcher.on('error', (err) =>
+    options.onError(err instanceof Error ? err : new Error(String(err))),
+  );
 
   const ready = new Promise<void>((resolveReady) => watcher.once('ready', () => resolveReady()));
 

@@ -10,7 +10,8 @@ import { createLineSplitter, type Line, type LineSplitter } from '../core/line-s
 
 export type ResetReason = 'shrunk' | 'replaced' | 'rewritten';
 
-export type TailRead = { kind: 'lines'; count: number } | { kind: 'reset'; reason: ResetReason } | { kind: 'missing' };
+export type TailRead =
+  { kind: 'lines'; count: number } | { kind: 'reset'; reason: ResetReason } | { kind: 'missing' };
 
 export interface FileTailer {
   readonly path: string;

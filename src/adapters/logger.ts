@@ -19,12 +19,17 @@ function plain(value: unknown): unknown {
   return value instanceof Error ? value.message : value;
 }
 
-export function createJsonLogger(write: (line: string) => void, level: LogLevel, now: () => Date = () => new Date()): Logger {
+export function createJsonLogger(
+  write: (line: string) => void,
+  level: LogLevel,
+  now: () => Date = () => new Date(),
+): Logger {
   const emit = (at: LogLevel, msg: string, fields?: LogFields): void => {
     if (RANK[at] < RANK[level]) return;
     const record: Record<string, unknown> = { time: now().toISOString(), level: at, msg };
     // Fields never overwrite the three fixed keys: every line stays parseable the same way.
-    for (const [key, value] of Object.entries(fields ?? {})) if (!(key in record) && value !== undefined) record[key] = plain(value);
+    for (const [key, value] of Object.entries(fields ?? {}))
+      if (!(key in record) && value !== undefined) record[key] = plain(value);
     write(`${JSON.stringify(record)}\n`);
   };
   return {
@@ -35,4 +40,9 @@ export function createJsonLogger(write: (line: string) => void, level: LogLevel,
   };
 }
 
-export const silentLogger: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+export const silentLogger: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};

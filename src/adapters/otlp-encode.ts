@@ -13,14 +13,21 @@ import { hr, SCOPE } from './otlp-scope.js';
 import { encodeProtobuf } from './otlp-protobuf.js';
 
 // The direct writer's pieces, for worker threads and the equivalence test.
-export { assembleRequest, encodeSpanFields, type EncodedSpans, type SpanRange } from './otlp-protobuf.js';
+export {
+  assembleRequest,
+  encodeSpanFields,
+  type EncodedSpans,
+  type SpanRange,
+} from './otlp-protobuf.js';
 export { SCOPE } from './otlp-scope.js';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
-
-
-const STATUS = { UNSET: SpanStatusCode.UNSET, OK: SpanStatusCode.OK, ERROR: SpanStatusCode.ERROR } as const;
+const STATUS = {
+  UNSET: SpanStatusCode.UNSET,
+  OK: SpanStatusCode.OK,
+  ERROR: SpanStatusCode.ERROR,
+} as const;
 
 function context(traceId: string, spanId: string): SpanContext {
   return { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: false };
@@ -34,13 +41,21 @@ export function toReadableSpan(span: SpanData, resource: Resource): ReadableSpan
     name: span.name,
     kind: span.kind === 'CLIENT' ? SpanKind.CLIENT : SpanKind.INTERNAL,
     spanContext: () => own,
-    ...(span.parentSpanId === null ? {} : { parentSpanContext: context(span.traceId, span.parentSpanId) }),
+    ...(span.parentSpanId === null
+      ? {}
+      : { parentSpanContext: context(span.traceId, span.parentSpanId) }),
     startTime,
     endTime,
     duration: hr(Math.max(0, span.endMs - span.startMs)),
-    status: span.status.message === undefined ? { code: STATUS[span.status.code] } : { code: STATUS[span.status.code], message: span.status.message },
+    status:
+      span.status.message === undefined
+        ? { code: STATUS[span.status.code] }
+        : { code: STATUS[span.status.code], message: span.status.message },
     attributes: span.attributes,
-    links: span.links.map((l) => ({ context: context(l.traceId, l.spanId), attributes: l.attributes })),
+    links: span.links.map((l) => ({
+      context: context(l.traceId, l.spanId),
+      attributes: l.attributes,
+    })),
     events: [],
     ended: true,
     resource,
@@ -52,7 +67,11 @@ export function toReadableSpan(span: SpanData, resource: Resource): ReadableSpan
 }
 
 /** One ExportTraceServiceRequest through the SDK serializers: the reference the direct encoder must equal. */
-export function encodeSpansWithSdk(spans: SpanData[], resource: Resource, protocol: OtlpProtocol): Uint8Array {
+export function encodeSpansWithSdk(
+  spans: SpanData[],
+  resource: Resource,
+  protocol: OtlpProtocol,
+): Uint8Array {
   const readable = spans.map((s) => toReadableSpan(s, resource));
   const serializer = protocol === 'http/json' ? JsonTraceSerializer : ProtobufTraceSerializer;
   const bytes = serializer.serializeRequest(readable);
@@ -61,8 +80,14 @@ export function encodeSpansWithSdk(spans: SpanData[], resource: Resource, protoc
 }
 
 /** One ExportTraceServiceRequest holding `spans`. */
-export function encodeSpans(spans: SpanData[], resource: Resource, protocol: OtlpProtocol): Uint8Array {
-  return protocol === 'http/json' ? encodeSpansWithSdk(spans, resource, protocol) : encodeProtobuf(spans, resource);
+export function encodeSpans(
+  spans: SpanData[],
+  resource: Resource,
+  protocol: OtlpProtocol,
+): Uint8Array {
+  return protocol === 'http/json'
+    ? encodeSpansWithSdk(spans, resource, protocol)
+    : encodeProtobuf(spans, resource);
 }
 
 export const contentTypeOf = (protocol: OtlpProtocol): string =>

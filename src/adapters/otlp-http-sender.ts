@@ -39,7 +39,8 @@ export interface AttemptFailure {
   retryAfterMs: number | null;
 }
 
-export type SendResult = { ok: true; attempts: number } | { ok: false; attempts: number; failure: AttemptFailure };
+export type SendResult =
+  { ok: true; attempts: number } | { ok: false; attempts: number; failure: AttemptFailure };
 
 const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 
@@ -78,12 +79,18 @@ function attempt(body: Uint8Array, options: SenderOptions): Promise<AttemptFailu
       (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (err) => done({ retryable: true, status: 0, message: err.message, retryAfterMs: null }));
+        res.on('error', (err) =>
+          done({ retryable: true, status: 0, message: err.message, retryAfterMs: null }),
+        );
         res.on('end', () => {
           const status = res.statusCode ?? 0;
           if (status >= 200 && status < 300) return done(null);
           const header = res.headers['retry-after'];
-          const text = Buffer.concat(chunks).toString('utf8').slice(0, 200).replace(/\s+/g, ' ').trim();
+          const text = Buffer.concat(chunks)
+            .toString('utf8')
+            .slice(0, 200)
+            .replace(/\s+/g, ' ')
+            .trim();
           done({
             retryable: RETRYABLE_STATUS.has(status),
             status,
@@ -97,7 +104,12 @@ function attempt(body: Uint8Array, options: SenderOptions): Promise<AttemptFailu
       req.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
-      done({ retryable: true, status: 0, message: err.code === undefined ? err.message : `${err.code} ${err.message}`, retryAfterMs: null });
+      done({
+        retryable: true,
+        status: 0,
+        message: err.code === undefined ? err.message : `${err.code} ${err.message}`,
+        retryAfterMs: null,
+      });
     });
     if (options.signal?.aborted === true) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -126,10 +138,14 @@ export async function sendOtlp(payload: Uint8Array, options: SenderOptions): Pro
     const failure = await attempt(body, options);
     if (failure === null) return { ok: true, attempts };
     const retriesLeft = attempts - 1 < options.maxRetries;
-    if (!failure.retryable || !retriesLeft || options.signal?.aborted === true) return { ok: false, attempts, failure };
+    if (!failure.retryable || !retriesLeft || options.signal?.aborted === true)
+      return { ok: false, attempts, failure };
     // ±20 % jitter keeps many machines from retrying in lockstep against one Tempo.
     const jittered = backoff * (0.8 + Math.random() * 0.4);
-    const delay = failure.retryAfterMs === null ? jittered : Math.min(failure.retryAfterMs, options.maxRetryAfterMs);
+    const delay =
+      failure.retryAfterMs === null
+        ? jittered
+        : Math.min(failure.retryAfterMs, options.maxRetryAfterMs);
     options.onRetry?.(failure, delay, attempts);
     await sleep(delay, options.signal);
     backoff = Math.min(backoff * 1.5, options.maxBackoffMs);

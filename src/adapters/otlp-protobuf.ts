@@ -24,7 +24,8 @@ function ensure(extra: number): void {
   view = new DataView(buf.buffer);
 }
 
-const varintSize = (v: number): number => (v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5);
+const varintSize = (v: number): number =>
+  v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 
 /** The SDK writer's varint: unsigned 32-bit fast path, else 64-bit two's complement. */
 function writeVarint(value: number): void {
@@ -116,7 +117,8 @@ function writeUtf8(text: string): void {
   pos += bytes.length;
 }
 
-const hexValue = (c: number): number => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c - 55);
+const hexValue = (c: number): number =>
+  c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c - 55;
 
 /** The SDK's hexToBinary, written in place as a bytes field. */
 function writeHexBytes(hex: string): void {
@@ -125,7 +127,8 @@ function writeHexBytes(hex: string): void {
   writeVarint(n);
   const b = buf;
   let p = pos;
-  for (let i = 0; i < n; i += 1) b[p++] = (hexValue(hex.charCodeAt(2 * i)) << 4) | hexValue(hex.charCodeAt(2 * i + 1));
+  for (let i = 0; i < n; i += 1)
+    b[p++] = (hexValue(hex.charCodeAt(2 * i)) << 4) | hexValue(hex.charCodeAt(2 * i + 1));
   pos = p;
 }
 
@@ -143,7 +146,11 @@ function writeTime(ms: number): void {
   const fromLower = lowerSeconds * 1_000_000_000;
   const fromUpper = upperSeconds * 1_000_000_000;
   const lowWithCarry = (fromLower >>> 0) + (((fromUpper & 0xffff) * 0x10000) >>> 0) + nanos;
-  const high = (Math.floor(fromLower / 0x100000000) + ((fromUpper / 0x10000) >>> 0) + Math.floor(lowWithCarry / 0x100000000)) >>> 0;
+  const high =
+    (Math.floor(fromLower / 0x100000000) +
+      ((fromUpper / 0x10000) >>> 0) +
+      Math.floor(lowWithCarry / 0x100000000)) >>>
+    0;
   ensure(8);
   view.setUint32(pos, lowWithCarry >>> 0, true);
   view.setUint32(pos + 4, high, true);
@@ -235,7 +242,10 @@ function writeKeyValue(key: string, value: unknown): void {
   close(at, 1);
 }
 
-function writeAttributes(attributes: Record<string, AttributeValue> | Record<string, unknown>, field: number): void {
+function writeAttributes(
+  attributes: Record<string, AttributeValue> | Record<string, unknown>,
+  field: number,
+): void {
   for (const key in attributes) {
     if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue;
     tag(field, 2);
@@ -385,11 +395,15 @@ export interface SpanRange {
   to: number;
 }
 
-const rangeStart = (r: SpanRange): number => (r.from === 0 ? 0 : (r.encoded.ends[r.from - 1] as number));
+const rangeStart = (r: SpanRange): number =>
+  r.from === 0 ? 0 : (r.encoded.ends[r.from - 1] as number);
 const rangeEnd = (r: SpanRange): number => (r.to === 0 ? 0 : (r.encoded.ends[r.to - 1] as number));
 
 /** Resource and scope fields, encoded once per resource. */
-const headers = new WeakMap<Resource, { resource: Uint8Array; scope: Uint8Array; scopeTail: Uint8Array; resourceTail: Uint8Array }>();
+const headers = new WeakMap<
+  Resource,
+  { resource: Uint8Array; scope: Uint8Array; scopeTail: Uint8Array; resourceTail: Uint8Array }
+>();
 
 function headersOf(resource: Resource) {
   let h = headers.get(resource);
@@ -437,7 +451,8 @@ export function assembleRequest(ranges: SpanRange[], resource: Resource): Uint8A
   if (spanBytes === 0) return new Uint8Array(0);
   const h = headersOf(resource);
   const scopeSpans = h.scope.length + spanBytes + h.scopeTail.length;
-  const resourceSpans = h.resource.length + 1 + varintSize(scopeSpans) + scopeSpans + h.resourceTail.length;
+  const resourceSpans =
+    h.resource.length + 1 + varintSize(scopeSpans) + scopeSpans + h.resourceTail.length;
   const out = new Uint8Array(1 + varintSize(resourceSpans) + resourceSpans);
   out[0] = 0x0a; // ExportTraceServiceRequest.resource_spans
   let w = varintBytes(resourceSpans, out, 1);

@@ -36,7 +36,11 @@ let shared: Buffer | null = null;
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Feeds the file from `start` to `take`, one chunk at a time, into a reused buffer. */
-async function readChunks(file: string, start: number, take: (chunk: Buffer) => void): Promise<void> {
+async function readChunks(
+  file: string,
+  start: number,
+  take: (chunk: Buffer) => void,
+): Promise<void> {
   const fd = openSync(file, 'r');
   try {
     let position = start;

@@ -36,7 +36,8 @@ async function list(dir: string, onProblem?: ProblemSink): Promise<string[]> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     // A missing dir is simply empty; an unreadable one must be said, never silently skipped.
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') onProblem?.(dir, `cannot read directory (${code ?? 'error'})`);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR')
+      onProblem?.(dir, `cannot read directory (${code ?? 'error'})`);
     return [];
   }
 }
@@ -55,7 +56,9 @@ export async function ownerOf(file: string): Promise<string | null> {
   }
 }
 
-export async function subagentFiles(sessionDir: string): Promise<{ agents: AgentFile[]; metas: string[] }> {
+export async function subagentFiles(
+  sessionDir: string,
+): Promise<{ agents: AgentFile[]; metas: string[] }> {
   const agents: AgentFile[] = [];
   const metas: string[] = [];
   const walk = async (dir: string, depth: number): Promise<void> => {
@@ -64,7 +67,11 @@ export async function subagentFiles(sessionDir: string): Promise<{ agents: Agent
       const agent = AGENT_FILE.exec(name);
       if (agent?.[1] !== undefined) agents.push({ agentId: agent[1], file: path });
       else if (META_FILE.test(name)) metas.push(path);
-      else if (depth < 3 && (name === 'subagents' || name === 'workflows' || name.startsWith('wf_')) && (await isDir(path))) {
+      else if (
+        depth < 3 &&
+        (name === 'subagents' || name === 'workflows' || name.startsWith('wf_')) &&
+        (await isDir(path))
+      ) {
         await walk(path, depth + 1);
       }
     }
@@ -74,7 +81,10 @@ export async function subagentFiles(sessionDir: string): Promise<{ agents: Agent
 }
 
 /** All sessions of one project dir. */
-export async function sessionsInProject(projectDir: string, onProblem?: ProblemSink): Promise<SessionFiles[]> {
+export async function sessionsInProject(
+  projectDir: string,
+  onProblem?: ProblemSink,
+): Promise<SessionFiles[]> {
   const names = await list(projectDir, onProblem);
   const flatAgents: AgentFile[] = [];
   const sessions: SessionFiles[] = [];
@@ -87,7 +97,13 @@ export async function sessionsInProject(projectDir: string, onProblem?: ProblemS
     }
     const sessionId = name.slice(0, -'.jsonl'.length);
     const { agents, metas } = await subagentFiles(join(projectDir, sessionId));
-    sessions.push({ sessionId, projectDir, mainFile: join(projectDir, name), agentFiles: agents, metaFiles: metas });
+    sessions.push({
+      sessionId,
+      projectDir,
+      mainFile: join(projectDir, name),
+      agentFiles: agents,
+      metaFiles: metas,
+    });
   }
   if (flatAgents.length > 0) {
     const byId = new Map(sessions.map((s) => [s.sessionId, s]));
@@ -112,7 +128,15 @@ export async function findSessions(path: string, onProblem?: ProblemSink): Promi
     const inProject = await sessionsInProject(dirname(path));
     const found = inProject.find((s) => s.mainFile === path);
     if (found !== undefined) return [found];
-    return [{ sessionId: name.replace(/\.jsonl$/, ''), projectDir: dirname(path), mainFile: path, agentFiles: [], metaFiles: [] }];
+    return [
+      {
+        sessionId: name.replace(/\.jsonl$/, ''),
+        projectDir: dirname(path),
+        mainFile: path,
+        agentFiles: [],
+        metaFiles: [],
+      },
+    ];
   }
   const direct = await sessionsInProject(path, onProblem);
   if (direct.length > 0) return direct;
@@ -126,12 +150,16 @@ export async function findSessions(path: string, onProblem?: ProblemSink): Promi
     const sub = join(path, name);
     if (await isDir(sub)) nested.push(...(await sessionsInProject(sub, count)));
   }
-  if (nested.length === 0 && unreadable === 0) throw new CliError(`no Claude Code transcripts (*.jsonl) found under ${path}`, 3);
+  if (nested.length === 0 && unreadable === 0)
+    throw new CliError(`no Claude Code transcripts (*.jsonl) found under ${path}`, 3);
   return nested;
 }
 
 /** A session id looked up under a projects root. */
-export async function findSessionById(projectsRoot: string, sessionId: string): Promise<SessionFiles> {
+export async function findSessionById(
+  projectsRoot: string,
+  sessionId: string,
+): Promise<SessionFiles> {
   for (const name of await list(projectsRoot)) {
     const dir = join(projectsRoot, name);
     const candidate = join(dir, `${sessionId}.jsonl`);

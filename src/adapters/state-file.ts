@@ -5,9 +5,15 @@
 import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-export type StateRead<T> = { kind: 'missing' } | { kind: 'ok'; value: T } | { kind: 'corrupt'; reason: string; movedTo: string | null };
+export type StateRead<T> =
+  | { kind: 'missing' }
+  | { kind: 'ok'; value: T }
+  | { kind: 'corrupt'; reason: string; movedTo: string | null };
 
-export async function readStateFile<T>(path: string, validate: (value: unknown) => T | null): Promise<StateRead<T>> {
+export async function readStateFile<T>(
+  path: string,
+  validate: (value: unknown) => T | null,
+): Promise<StateRead<T>> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

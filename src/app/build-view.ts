@@ -6,7 +6,10 @@ import type { PriceTable } from '../core/pricing.js';
 import type { SessionModel } from '../core/session-model.js';
 import type { TurnSummary, WaterfallView } from './render/waterfall-view.js';
 
-export function buildView(model: SessionModel, prices: PriceTable): { view: WaterfallView; unknownModels: string[] } {
+export function buildView(
+  model: SessionModel,
+  prices: PriceTable,
+): { view: WaterfallView; unknownModels: string[] } {
   const rows = buildWaterfall(model);
   const costs = costSession(model, prices);
   const rowTurn = new Map<string, number>();

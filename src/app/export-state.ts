@@ -14,12 +14,15 @@ export const exportStatePath = (stateDir: string): string => join(stateDir, 'exp
 function validate(value: unknown): ExportState | null {
   if (typeof value !== 'object' || value === null) return null;
   const v = value as { version?: unknown; turns?: unknown };
-  if (v.version !== 1 || typeof v.turns !== 'object' || v.turns === null || Array.isArray(v.turns)) return null;
+  if (v.version !== 1 || typeof v.turns !== 'object' || v.turns === null || Array.isArray(v.turns))
+    return null;
   if (!Object.values(v.turns).every((d) => typeof d === 'string')) return null;
   return value as ExportState;
 }
 
-export async function loadExportState(stateDir: string): Promise<{ state: ExportState; problem: string | null }> {
+export async function loadExportState(
+  stateDir: string,
+): Promise<{ state: ExportState; problem: string | null }> {
   const read = await readStateFile(exportStatePath(stateDir), validate);
   if (read.kind === 'ok') return { state: read.value, problem: null };
   const fresh: ExportState = { version: 1, turns: {} };
@@ -30,4 +33,5 @@ export async function loadExportState(stateDir: string): Promise<{ state: Export
   };
 }
 
-export const saveExportState = (stateDir: string, state: ExportState): Promise<void> => writeStateFile(exportStatePath(stateDir), state);
+export const saveExportState = (stateDir: string, state: ExportState): Promise<void> =>
+  writeStateFile(exportStatePath(stateDir), state);

@@ -50,19 +50,28 @@ interface PendingTurn {
   remaining: number;
 }
 
-async function collectSessions(paths: string[], settings: Settings, warnings: ReadWarning[]): Promise<SessionFiles[]> {
+async function collectSessions(
+  paths: string[],
+  settings: Settings,
+  warnings: ReadWarning[],
+): Promise<SessionFiles[]> {
   const roots = paths.length > 0 ? paths : settings.projectsDirs;
   const all: SessionFiles[] = [];
   for (const root of roots) {
     try {
-      all.push(...(await findSessions(root, (path, reason) => warnings.push({ file: path, line: 0, reason }))));
+      all.push(
+        ...(await findSessions(root, (path, reason) =>
+          warnings.push({ file: path, line: 0, reason }),
+        )),
+      );
     } catch (err) {
       // The default roots may not exist on a machine that never ran Claude Code.
       if (paths.length === 0 && err instanceof CliError) continue;
       throw err;
     }
   }
-  if (all.length === 0 && warnings.length === 0) throw new CliError(`no Claude Code transcripts found under ${roots.join(', ')}`, 3);
+  if (all.length === 0 && warnings.length === 0)
+    throw new CliError(`no Claude Code transcripts found under ${roots.join(', ')}`, 3);
   return all;
 }
 
@@ -74,13 +83,27 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   const loaded = await loadExportState(stateDir);
   if (loaded.problem !== null) options.onNote?.(loaded.problem);
   const state: ExportState = loaded.state;
-  const summary: ExportSummary = { sessions: sessions.length, turns: 0, turnsUnchanged: 0, turnsDuplicate: 0, spansSent: 0, spansFailed: 0, bytesSent: 0, requests: 0, warnings: listWarnings, failure: null };
+  const summary: ExportSummary = {
+    sessions: sessions.length,
+    turns: 0,
+    turnsUnchanged: 0,
+    turnsDuplicate: 0,
+    spansSent: 0,
+    spansFailed: 0,
+    bytesSent: 0,
+    requests: 0,
+    warnings: listWarnings,
+    failure: null,
+  };
   const persist = async (): Promise<void> => {
     if (!stateDirty || options.readOnlyState) return;
     try {
       await saveExportState(stateDir, state);
     } catch (err) {
-      throw new CliError(`cannot write the state file in ${stateDir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (delivered turns will be resent next time, with the same ids)`, 1);
+      throw new CliError(
+        `cannot write the state file in ${stateDir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (delivered turns will be resent next time, with the same ids)`,
+        1,
+      );
     }
     stateDirty = false;
   };
@@ -121,7 +144,10 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   let stopped = false;
   for (const files of sessions) {
     if (stopped) break;
-    const session = await sessionSpans(files, options.prices, { content: settings.content, maxAttributeBytes: settings.maxAttributeBytes });
+    const session = await sessionSpans(files, options.prices, {
+      content: settings.content,
+      maxAttributeBytes: settings.maxAttributeBytes,
+    });
     summary.warnings.push(...session.model.warnings);
     for (const m of session.unknownModels) {
       if (!unknownModels.has(m)) options.onNote?.(`no price for model ${m}: its cost is left out`);
@@ -140,7 +166,11 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         summary.turnsUnchanged += 1;
         continue;
       }
-      const pending: PendingTurn = { traceId: turn.traceId, digest: turn.digest, remaining: turn.spans.length };
+      const pending: PendingTurn = {
+        traceId: turn.traceId,
+        digest: turn.digest,
+        remaining: turn.spans.length,
+      };
       for (const span of turn.spans) {
         batch.push(span);
         pending.remaining -= 1;

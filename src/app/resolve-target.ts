@@ -5,7 +5,10 @@ import { CliError } from '../adapters/cli-error.js';
 
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function resolveSession(target: string, projectsDirs: string[]): Promise<SessionFiles> {
+export async function resolveSession(
+  target: string,
+  projectsDirs: string[],
+): Promise<SessionFiles> {
   const exists = (await stat(target).catch(() => null)) !== null;
   if (!exists && SESSION_ID.test(target)) {
     for (const root of projectsDirs) {
@@ -16,7 +19,10 @@ export async function resolveSession(target: string, projectsDirs: string[]): Pr
   }
   const sessions = await findSessions(target);
   if (sessions.length > 1) {
-    throw new CliError(`${target} holds ${sessions.length} sessions; name one transcript file or session id`, 2);
+    throw new CliError(
+      `${target} holds ${sessions.length} sessions; name one transcript file or session id`,
+      2,
+    );
   }
   const only = sessions[0];
   if (only === undefined) throw new CliError(`no Claude Code transcripts found under ${target}`, 3);

@@ -44,7 +44,13 @@ export function encodeSession(s: SessionSpans): EncodedSession {
   const all = turns.flatMap((t) => t.spans);
   let from = 0;
   const encodedTurns = turns.map((t) => {
-    const turn = { traceId: t.traceId, startTime: t.startTime, digest: t.digest, from, to: from + t.spans.length };
+    const turn = {
+      traceId: t.traceId,
+      startTime: t.startTime,
+      digest: t.digest,
+      from,
+      to: from + t.spans.length,
+    };
     from = turn.to;
     return turn;
   });
@@ -116,7 +122,12 @@ async function startWorkers(count: number, data: object): Promise<Worker[]> {
 }
 
 /** Runs sessions through workers, yielding their responses in input order; null when no worker started. */
-async function* viaWorkers(sessions: SessionFiles[], count: number, depth: number, data: object): AsyncGenerator<PoolResponse | null> {
+async function* viaWorkers(
+  sessions: SessionFiles[],
+  count: number,
+  depth: number,
+  data: object,
+): AsyncGenerator<PoolResponse | null> {
   const workers = await startWorkers(count, data);
   if (workers.length === 0) {
     yield null;
@@ -171,7 +182,8 @@ async function* viaWorkers(sessions: SessionFiles[], count: number, depth: numbe
   }
 }
 
-const workerCount = (pool: PoolOptions, sessions: number): number => Math.min(pool.workers ?? defaultWorkers(), sessions);
+const workerCount = (pool: PoolOptions, sessions: number): number =>
+  Math.min(pool.workers ?? defaultWorkers(), sessions);
 
 /** Converts `sessions`, yielding each one's spans in input order. */
 export async function* mapSessionSpans(
@@ -183,7 +195,11 @@ export async function* mapSessionSpans(
   const count = workerCount(pool, sessions.length);
   if (count > 0) {
     let started = false;
-    for await (const response of viaWorkers(sessions, count, Math.max(1, pool.depth ?? 4), { prices, options, encode: false })) {
+    for await (const response of viaWorkers(sessions, count, Math.max(1, pool.depth ?? 4), {
+      prices,
+      options,
+      encode: false,
+    })) {
       if (response === null) break;
       started = true;
       if ('session' in response) yield response.session;
@@ -206,7 +222,11 @@ export async function* mapEncodedSessions(
   const count = workerCount(pool, sessions.length);
   if (count > 0) {
     let started = false;
-    for await (const response of viaWorkers(sessions, count, Math.max(1, pool.depth ?? 4), { prices, options, encode: true })) {
+    for await (const response of viaWorkers(sessions, count, Math.max(1, pool.depth ?? 4), {
+      prices,
+      options,
+      encode: true,
+    })) {
       if (response === null) break;
       started = true;
       if ('encoded' in response) yield response.encoded;

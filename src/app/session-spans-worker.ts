@@ -5,9 +5,18 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { PriceTable } from '../core/pricing.js';
 import type { SpanOptions } from '../core/span-data.js';
 import { sessionSpans } from './session-spans.js';
-import { encodeSession, slimSessionSpans, type PoolRequest, type PoolResponse } from './session-spans-pool.js';
+import {
+  encodeSession,
+  slimSessionSpans,
+  type PoolRequest,
+  type PoolResponse,
+} from './session-spans-pool.js';
 
-const { prices, options, encode } = workerData as { prices: PriceTable; options: SpanOptions; encode: boolean };
+const { prices, options, encode } = workerData as {
+  prices: PriceTable;
+  options: SpanOptions;
+  encode: boolean;
+};
 
 // Loaded and listening: the pool starts sending sessions.
 parentPort?.postMessage('ready');
@@ -18,7 +27,10 @@ parentPort?.on('message', (request: PoolRequest) => {
       if (encode) {
         const encoded = encodeSession(session);
         const response: PoolResponse = { id: request.id, encoded };
-        parentPort?.postMessage(response, [encoded.encoded.bytes.buffer as ArrayBuffer, encoded.encoded.ends.buffer as ArrayBuffer]);
+        parentPort?.postMessage(response, [
+          encoded.encoded.bytes.buffer as ArrayBuffer,
+          encoded.encoded.ends.buffer as ArrayBuffer,
+        ]);
       } else {
         const response: PoolResponse = { id: request.id, session: slimSessionSpans(session) };
         parentPort?.postMessage(response);
@@ -26,7 +38,14 @@ parentPort?.on('message', (request: PoolRequest) => {
     },
     (err: unknown) => {
       const e = err instanceof Error ? err : new Error(String(err));
-      const response: PoolResponse = { id: request.id, error: { name: e.name, message: e.message, exitCode: (e as { exitCode?: unknown }).exitCode } };
+      const response: PoolResponse = {
+        id: request.id,
+        error: {
+          name: e.name,
+          message: e.message,
+          exitCode: (e as { exitCode?: unknown }).exitCode,
+        },
+      };
       parentPort?.postMessage(response);
     },
   );

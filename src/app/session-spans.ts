@@ -35,16 +35,29 @@ export function digestOf(spans: SpanData[]): string {
   return createHash('sha256').update(JSON.stringify(spans)).digest('hex').slice(0, 32);
 }
 
-export function spansOfModel(model: SessionModel, prices: PriceTable, options: SpanOptions): { turns: TurnSpans[]; unknownModels: string[] } {
+export function spansOfModel(
+  model: SessionModel,
+  prices: PriceTable,
+  options: SpanOptions,
+): { turns: TurnSpans[]; unknownModels: string[] } {
   const costs = costSession(model, prices);
   const turns = model.turns.map((turn) => {
     const spans = buildTurnSpans(model, turn.index, costs, options);
-    return { traceId: traceIdFor(turn.promptUuid), startTime: turn.startTime, spans, digest: digestOf(spans) };
+    return {
+      traceId: traceIdFor(turn.promptUuid),
+      startTime: turn.startTime,
+      spans,
+      digest: digestOf(spans),
+    };
   });
   return { turns, unknownModels: costs.unknownModels };
 }
 
-export async function sessionSpans(files: SessionFiles, prices: PriceTable, options: SpanOptions): Promise<SessionSpans> {
+export async function sessionSpans(
+  files: SessionFiles,
+  prices: PriceTable,
+  options: SpanOptions,
+): Promise<SessionSpans> {
   const loaded = await loadSession(files, { textLimit: textLimitFor(options) });
   const model = finish(loaded.state);
   const { turns, unknownModels } = spansOfModel(model, prices, options);

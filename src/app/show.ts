@@ -40,16 +40,24 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
   const prices = await loadPriceTable(options.pricingFile ?? undefined);
   const { view, unknownModels } = buildView(model, prices);
   const notes = unknownModels.map((m) => `no price for model ${m}: its cost is left out`);
-  for (const file of loaded.unterminated) notes.push(`${file}: last line not yet complete; left for the next read`);
+  for (const file of loaded.unterminated)
+    notes.push(`${file}: last line not yet complete; left for the next read`);
   if (options.html !== null) {
     // An HTML file is easily shared: it gets the same scrubbing as exported spans.
     await writeFile(options.html, renderHtmlWaterfall(scrubWaterfallView(view)), 'utf8');
     notes.push(`wrote ${options.html}`);
   }
   if (options.format === 'json') {
-    const json: ShowJson = { sessionId: model.sessionId, rows: view.rows, warnings: model.warnings };
+    const json: ShowJson = {
+      sessionId: model.sessionId,
+      rows: view.rows,
+      warnings: model.warnings,
+    };
     return { stdout: `${JSON.stringify(json)}\n`, notes };
   }
   if (options.html !== null) return { stdout: '', notes };
-  return { stdout: renderTerminalWaterfall(view, { color: options.color, width: options.width }), notes };
+  return {
+    stdout: renderTerminalWaterfall(view, { color: options.color, width: options.width }),
+    notes,
+  };
 }

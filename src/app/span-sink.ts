@@ -31,7 +31,11 @@ function readPem(path: string | null, what: string): string | undefined {
 }
 
 export function otlpSink(settings: Settings, resource: Resource, retry: RetryPolicy): SpanSink {
-  const tls = { ca: readPem(settings.tlsCa, 'CA file'), cert: readPem(settings.tlsCert, 'client certificate'), key: readPem(settings.tlsKey, 'client key') };
+  const tls = {
+    ca: readPem(settings.tlsCa, 'CA file'),
+    cert: readPem(settings.tlsCert, 'client certificate'),
+    key: readPem(settings.tlsKey, 'client key'),
+  };
   return {
     description: settings.endpoint,
     async send(spans) {

@@ -6,7 +6,10 @@ const SHOWN = 20;
 export function formatWarnings(warnings: ReadWarning[]): string {
   if (warnings.length === 0) return '';
   // Line 0: the problem is the file (or dir) as a whole, not one of its lines.
-  const lines = warnings.slice(0, SHOWN).map((w) => `warning: ${w.file}${w.line > 0 ? `:${w.line}` : ''}: ${w.reason}\n`);
-  if (warnings.length > SHOWN) lines.push(`warning: … and ${warnings.length - SHOWN} more malformed lines\n`);
+  const lines = warnings
+    .slice(0, SHOWN)
+    .map((w) => `warning: ${w.file}${w.line > 0 ? `:${w.line}` : ''}: ${w.reason}\n`);
+  if (warnings.length > SHOWN)
+    lines.push(`warning: … and ${warnings.length - SHOWN} more malformed lines\n`);
   return lines.join('');
 }

@@ -9,6 +9,9 @@ export function parseCommandArgs<O extends Options>(command: string, argv: strin
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {
     const message = (err as Error).message.split('\n')[0] ?? 'invalid arguments';
-    throw new CliError(`${command}: ${message.replace(/\. To specify a positional.*$/, '')} (see 'ccotel ${command} --help')`, 2);
+    throw new CliError(
+      `${command}: ${message.replace(/\. To specify a positional.*$/, '')} (see 'ccotel ${command} --help')`,
+      2,
+    );
   }
 }

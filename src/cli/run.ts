@@ -34,7 +34,9 @@ Run 'ccotel <command> --help' for a command's options.
 `;
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 
@@ -49,10 +51,10 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     return 0;
   }
   const command = COMMANDS[name];
-  if (command === undefined) throw new CliError(`unknown command '${name}' (see 'ccotel --help')`, 2);
+  if (command === undefined)
+    throw new CliError(`unknown command '${name}' (see 'ccotel --help')`, 2);
   return command(rest, io);
 }
-
 
 /** main() plus the error mapping of the binary: one line on stderr and an exit code. */
 export async function runCli(argv: string[], io: CommandIo): Promise<number> {

@@ -45,27 +45,43 @@ export const SETTINGS_HELP = `Export options (flags override the environment, wh
 /** "10m", "30s", "250ms", "1h"; a bare number is seconds. */
 export function parseDuration(text: string, flag: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (m === null) throw new CliError(`${flag}: expected a duration such as 30s, 10m or 1h, got '${text}'`, 2);
+  if (m === null)
+    throw new CliError(`${flag}: expected a duration such as 30s, 10m or 1h, got '${text}'`, 2);
   const n = Number(m[1]);
   const unit = m[2] ?? 's';
   const factor = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
   return Math.round(n * factor);
 }
 
-type Values = { [K in keyof typeof SETTINGS_FLAGS]?: (typeof SETTINGS_FLAGS)[K] extends { multiple: true } ? string[] : string };
+type Values = {
+  [K in keyof typeof SETTINGS_FLAGS]?: (typeof SETTINGS_FLAGS)[K] extends { multiple: true }
+    ? string[]
+    : string;
+};
 
-export function settingsFromFlags(values: Values): { flags: FlagValues; configFile: string | undefined } {
+export function settingsFromFlags(values: Values): {
+  flags: FlagValues;
+  configFile: string | undefined;
+} {
   const flags: FlagValues = {};
   const put = (key: keyof FlagValues, v: unknown): void => {
     if (v !== undefined) flags[key] = v;
   };
   put('endpoint', values.endpoint);
   put('protocol', values.protocol);
-  if (values.header !== undefined) flags.headers = Object.assign({}, ...values.header.map((h) => parseKeyValueList(h, '--header')));
+  if (values.header !== undefined)
+    flags.headers = Object.assign(
+      {},
+      ...values.header.map((h) => parseKeyValueList(h, '--header')),
+    );
   put('compression', values.compression);
   put('timeoutMs', values.timeout);
   put('serviceName', values['service-name']);
-  if (values.resource !== undefined) flags.resource = Object.assign({}, ...values.resource.map((r) => parseKeyValueList(r, '--resource')));
+  if (values.resource !== undefined)
+    flags.resource = Object.assign(
+      {},
+      ...values.resource.map((r) => parseKeyValueList(r, '--resource')),
+    );
   put('content', values.content);
   put('maxAttributeBytes', values['max-attribute-bytes']);
   put('stateDir', values['state-dir']);
@@ -75,6 +91,7 @@ export function settingsFromFlags(values: Values): { flags: FlagValues; configFi
   put('tlsCert', values['cert-file']);
   put('tlsKey', values['key-file']);
   put('logLevel', values['log-level']);
-  if (values['idle-timeout'] !== undefined) flags.idleTimeoutMs = parseDuration(values['idle-timeout'], '--idle-timeout');
+  if (values['idle-timeout'] !== undefined)
+    flags.idleTimeoutMs = parseDuration(values['idle-timeout'], '--idle-timeout');
   return { flags, configFile: values.config };
 }

@@ -3,7 +3,15 @@
 import { toolLabel } from './labels.js';
 import type { AssistantRecord, TranscriptRecord } from './records.js';
 import type { Entry, SessionState } from './session-state.js';
-import type { AgentKey, ApiResponse, SessionModel, SubAgent, TokenTotals, ToolCall, Turn } from './session-model.js';
+import type {
+  AgentKey,
+  ApiResponse,
+  SessionModel,
+  SubAgent,
+  TokenTotals,
+  ToolCall,
+  Turn,
+} from './session-model.js';
 import { classifyTurnEnd } from './turn-end.js';
 import { isInterruptMarker, isRealPrompt } from './prompts.js';
 import { createLocalCommandTracker, localCommandRole } from './local-command.js';
@@ -14,7 +22,13 @@ export const LARGE_CONTEXT_WINDOW = 1_000_000;
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
 const INTERNAL_AGENT_PREFIXES = ['acompact', 'aprompt_suggestion'];
 
-export const emptyTotals = (): TokenTotals => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0 });
+export const emptyTotals = (): TokenTotals => ({
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  cacheWrite1h: 0,
+});
 
 /** Input as GenAI conventions count it: uncached + cache read + cache write. */
 export function totalInput(u: { input: number; cacheRead: number; cacheWrite: number }): number {
@@ -29,7 +43,6 @@ function addUsage(t: TokenTotals, r: ApiResponse): void {
   t.cacheWrite += r.usage.cacheWrite;
   t.cacheWrite1h += r.usage.cacheWrite1h;
 }
-
 
 interface ResultInfo {
   time: number | null;
@@ -56,7 +69,12 @@ function isTurnWork(rec: TranscriptRecord): boolean {
   if (rec.type === 'assistant') return true;
   if (rec.type === 'system') return rec.subtype !== null && TURN_END_MARKERS.has(rec.subtype);
   if (rec.type !== 'user' || rec.isCompactSummary) return false;
-  return rec.toolResults.length > 0 || rec.notifiesToolUseId !== null || isInterruptMarker(rec) || isRealPrompt(rec);
+  return (
+    rec.toolResults.length > 0 ||
+    rec.notifiesToolUseId !== null ||
+    isInterruptMarker(rec) ||
+    isRealPrompt(rec)
+  );
 }
 
 /** Assign main-thread entries to turns, in file order. */
@@ -72,7 +90,8 @@ function buildTurns(entries: Entry[]): { turnOf: Int32Array; turns: Turn[] } {
     const rec = entry.rec;
     const local = localCommandRole(commands, rec) !== null;
     const prompt = !local && isRealPrompt(rec);
-    const activity = rec.type === 'assistant' || (rec.type === 'user' && rec.toolResults.length > 0);
+    const activity =
+      rec.type === 'assistant' || (rec.type === 'user' && rec.toolResults.length > 0);
     if (prompt || (current === null && activity && rec.timestamp !== null)) {
       current = {
         index: turns.length,
@@ -97,7 +116,8 @@ function buildTurns(entries: Entry[]): { turnOf: Int32Array; turns: Turn[] } {
     turnOf[i] = current.index;
     // A turn ends with its own work: a /exit typed or a compaction run minutes
     // later belongs to no turn and must not stretch this one.
-    if (rec.timestamp !== null && rec.timestamp > current.endTime && !local && isTurnWork(rec)) current.endTime = rec.timestamp;
+    if (rec.timestamp !== null && rec.timestamp > current.endTime && !local && isTurnWork(rec))
+      current.endTime = rec.timestamp;
     current.cwd ??= rec.cwd;
     current.gitBranch ??= rec.gitBranch;
     current.version ??= rec.version;
@@ -132,15 +152,20 @@ export function finish(state: SessionState): SessionModel {
         }
       }
     }
-    if (agentKey !== null && rec.type === 'user' && !firstUserText.has(agentKey)) firstUserText.set(agentKey, rec.text);
+    if (agentKey !== null && rec.type === 'user' && !firstUserText.has(agentKey))
+      firstUserText.set(agentKey, rec.text);
     if (rec.type === 'assistant' && isCall(rec)) {
       const key = responseKey(rec);
       const time = ts ?? prevTime.get(agentKey) ?? 0;
       if (key !== null) {
         let r = responses.get(key);
         if (r === undefined) {
-          const parentTime = rec.parentUuid === null ? undefined : state.uuidTime.get(rec.parentUuid);
-          const answered = parentTime !== undefined && parentTime <= time ? parentTime : (prevTime.get(agentKey) ?? time);
+          const parentTime =
+            rec.parentUuid === null ? undefined : state.uuidTime.get(rec.parentUuid);
+          const answered =
+            parentTime !== undefined && parentTime <= time
+              ? parentTime
+              : (prevTime.get(agentKey) ?? time);
           r = {
             key,
             messageId: rec.messageId ?? key,
@@ -172,7 +197,8 @@ export function finish(state: SessionState): SessionModel {
             }
           }
         }
-        for (const use of rec.toolUses) if (!r.toolUseIds.includes(use.id)) r.toolUseIds.push(use.id);
+        for (const use of rec.toolUses)
+          if (!r.toolUseIds.includes(use.id)) r.toolUseIds.push(use.id);
       }
       for (const use of rec.toolUses) {
         if (tools.has(use.id)) continue;
@@ -190,11 +216,17 @@ export function finish(state: SessionState): SessionModel {
           errorType: null,
           output: null,
           spawnedAgentKey: null,
-          usageAtCall: rec.usage === null ? null : { input: totalInput(rec.usage), output: rec.usage.output },
+          usageAtCall:
+            rec.usage === null ? null : { input: totalInput(rec.usage), output: rec.usage.output },
         });
       }
     } else if (rec.type === 'user') {
-      if (rec.notifiesToolUseId !== null && ts !== null && !notifications.has(rec.notifiesToolUseId)) notifications.set(rec.notifiesToolUseId, ts);
+      if (
+        rec.notifiesToolUseId !== null &&
+        ts !== null &&
+        !notifications.has(rec.notifiesToolUseId)
+      )
+        notifications.set(rec.notifiesToolUseId, ts);
       for (const result of rec.toolResults) {
         if (results.has(result.toolUseId)) continue;
         results.set(result.toolUseId, {
@@ -204,7 +236,8 @@ export function finish(state: SessionState): SessionModel {
           text: result.text,
           asyncLaunched: rec.resultAsyncLaunched,
         });
-        if (rec.resultAgentId !== null && !agentLinks.has(rec.resultAgentId)) agentLinks.set(rec.resultAgentId, result.toolUseId);
+        if (rec.resultAgentId !== null && !agentLinks.has(rec.resultAgentId))
+          agentLinks.set(rec.resultAgentId, result.toolUseId);
       }
     }
     if (ts !== null) prevTime.set(agentKey, ts);
@@ -236,7 +269,8 @@ export function finish(state: SessionState): SessionModel {
     const turn = turns[t.turnIndex];
     if (turn === undefined) continue;
     turn.toolIds.push(t.id);
-    if (t.endTime !== null && t.endTime > turn.endTime && !isInternal(t.agentKey)) turn.endTime = t.endTime;
+    if (t.endTime !== null && t.endTime > turn.endTime && !isInternal(t.agentKey))
+      turn.endTime = t.endTime;
   }
   for (const a of agents.values()) {
     const turn = a.turnIndex === null ? undefined : turns[a.turnIndex];
@@ -253,7 +287,11 @@ export function finish(state: SessionState): SessionModel {
       const t = tools.get(id);
       return t !== undefined && t.agentKey === null && t.status === 'running';
     }).length;
-    const verdict = classifyTurnEnd(recordsOfTurn[index] ?? [], openTools, index === turns.length - 1);
+    const verdict = classifyTurnEnd(
+      recordsOfTurn[index] ?? [],
+      openTools,
+      index === turns.length - 1,
+    );
     turn.endState = verdict.state;
     turn.errorType = verdict.errorType;
     if (verdict.state === 'interrupted') closeAbandoned(turn, tools);
@@ -263,9 +301,11 @@ export function finish(state: SessionState): SessionModel {
   // keep theirs, so a live daemon's already-sent spans stay true.
   let firstLarge = Number.POSITIVE_INFINITY;
   for (const r of responses.values()) {
-    if (r.agentKey === null && r.usage !== null && totalInput(r.usage) > DEFAULT_CONTEXT_WINDOW) firstLarge = Math.min(firstLarge, r.turnIndex);
+    if (r.agentKey === null && r.usage !== null && totalInput(r.usage) > DEFAULT_CONTEXT_WINDOW)
+      firstLarge = Math.min(firstLarge, r.turnIndex);
   }
-  for (const turn of turns) turn.contextWindow = turn.index >= firstLarge ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW;
+  for (const turn of turns)
+    turn.contextWindow = turn.index >= firstLarge ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW;
   const contextWindow = Number.isFinite(firstLarge) ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW;
 
   return {
@@ -291,7 +331,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 function sessionIdOf(state: SessionState): string {
   if (UUID.test(state.sessionId)) return state.sessionId;
-  const fromRecords = state.entries.find((e) => e.agentKey === null && e.rec.sessionId !== null)?.rec.sessionId;
+  const fromRecords = state.entries.find((e) => e.agentKey === null && e.rec.sessionId !== null)
+    ?.rec.sessionId;
   return fromRecords ?? state.sessionId;
 }
 
@@ -302,14 +343,22 @@ function linkAgents(
   agentSpan: Map<string, { start: number; end: number }>,
   firstUserText: Map<string, string | null>,
 ): Map<string, SubAgent> {
-  const keys = new Set<string>([...agentSpan.keys(), ...state.agentFiles.keys(), ...state.metas.keys()]);
+  const keys = new Set<string>([
+    ...agentSpan.keys(),
+    ...state.agentFiles.keys(),
+    ...state.metas.keys(),
+  ]);
   const agents = new Map<string, SubAgent>();
   const linkedCalls = new Set<string>();
   /** agent key → the call that spawned it, as linked so far. */
   const agentOfCall = new Map<string, string>();
   // Inline sidechains are matched last, by prompt text, against calls still free.
-  const ordered = [...keys].sort((a, b) => Number(a.startsWith('sidechain:')) - Number(b.startsWith('sidechain:')));
-  const spawnCalls = [...tools.values()].filter((t) => SPAWN_TOOLS.has(t.name)).sort((a, b) => a.startTime - b.startTime);
+  const ordered = [...keys].sort(
+    (a, b) => Number(a.startsWith('sidechain:')) - Number(b.startsWith('sidechain:')),
+  );
+  const spawnCalls = [...tools.values()]
+    .filter((t) => SPAWN_TOOLS.has(t.name))
+    .sort((a, b) => a.startTime - b.startTime);
 
   for (const key of ordered) {
     const inline = key.startsWith('sidechain:');
@@ -317,11 +366,13 @@ function linkAgents(
     const meta = agentId === null ? undefined : state.metas.get(agentId);
     const firstText = firstUserText.get(key) ?? null;
     const internal =
-      (agentId !== null && INTERNAL_AGENT_PREFIXES.some((p) => agentId.startsWith(p))) || firstText?.trim() === 'Warmup';
+      (agentId !== null && INTERNAL_AGENT_PREFIXES.some((p) => agentId.startsWith(p))) ||
+      firstText?.trim() === 'Warmup';
     let toolUseId: string | null = null;
     if (!internal) {
       if (agentId !== null) {
-        toolUseId = meta?.toolUseId ?? agentLinks.get(agentId) ?? state.progressLinks.get(agentId) ?? null;
+        toolUseId =
+          meta?.toolUseId ?? agentLinks.get(agentId) ?? state.progressLinks.get(agentId) ?? null;
       } else {
         const prompt = state.chainPrompt.get(key);
         const call = spawnCalls.find((t) => !linkedCalls.has(t.id) && t.input.prompt === prompt);
@@ -349,8 +400,13 @@ function linkAgents(
       key,
       agentId,
       agentType:
-        typeof subagentType === 'string' ? subagentType : (meta?.agentType ?? (internal ? internalType(key, firstText) : 'general-purpose')),
-      description: typeof call?.input.description === 'string' ? call.input.description : (meta?.description ?? null),
+        typeof subagentType === 'string'
+          ? subagentType
+          : (meta?.agentType ?? (internal ? internalType(key, firstText) : 'general-purpose')),
+      description:
+        typeof call?.input.description === 'string'
+          ? call.input.description
+          : (meta?.description ?? null),
       toolUseId,
       internal,
       turnIndex: null,
@@ -365,7 +421,12 @@ function linkAgents(
 }
 
 /** Whether `call` runs inside agent `key` itself, at any depth of the links made so far. */
-function spawnsItself(key: string, call: ToolCall, tools: Map<string, ToolCall>, agentOfCall: Map<string, string>): boolean {
+function spawnsItself(
+  key: string,
+  call: ToolCall,
+  tools: Map<string, ToolCall>,
+  agentOfCall: Map<string, string>,
+): boolean {
   const seen = new Set<string>();
   let owner = call.agentKey;
   while (owner !== null && !seen.has(owner)) {
@@ -399,15 +460,19 @@ function assignAgentTurns(
     resolving.add(key);
     let index: number | null = null;
     const call = agent.toolUseId === null ? undefined : tools.get(agent.toolUseId);
-    if (call !== undefined) index = call.agentKey === null ? call.turnIndex : turnOfAgent(call.agentKey);
+    if (call !== undefined)
+      index = call.agentKey === null ? call.turnIndex : turnOfAgent(call.agentKey);
     // Unlinked and internal agents: the turn running when they started.
-    if ((index === null || index < 0) && agent.startTime !== null) index = turnAt(turns, agent.startTime);
+    if ((index === null || index < 0) && agent.startTime !== null)
+      index = turnAt(turns, agent.startTime);
     agent.turnIndex = index;
     return index;
   };
   for (const key of agents.keys()) turnOfAgent(key);
-  for (const t of tools.values()) if (t.agentKey !== null) t.turnIndex = agents.get(t.agentKey)?.turnIndex ?? -1;
-  for (const r of responses.values()) if (r.agentKey !== null) r.turnIndex = agents.get(r.agentKey)?.turnIndex ?? -1;
+  for (const t of tools.values())
+    if (t.agentKey !== null) t.turnIndex = agents.get(t.agentKey)?.turnIndex ?? -1;
+  for (const r of responses.values())
+    if (r.agentKey !== null) r.turnIndex = agents.get(r.agentKey)?.turnIndex ?? -1;
 }
 
 function turnAt(turns: Turn[], time: number): number | null {
@@ -429,7 +494,8 @@ function closeTools(
     // An async launch is acknowledged at once; the agent's work ends at its
     // <task-notification> join, or (no join yet) at its last line.
     const agent = tool.spawnedAgentKey === null ? undefined : agents.get(tool.spawnedAgentKey);
-    if (result.asyncLaunched) end = Math.max(end, notifications.get(tool.id) ?? agent?.endTime ?? end);
+    if (result.asyncLaunched)
+      end = Math.max(end, notifications.get(tool.id) ?? agent?.endTime ?? end);
     tool.endTime = end;
     tool.output = result.text;
     tool.status = result.isError ? 'error' : 'success';

@@ -5,7 +5,29 @@
 // end is dropped whole.
 
 /** Characters that end a token in code, shell, URLs, JSON and prose. */
-const BOUNDARY = new Set([' ', '\n', '\t', '\r', '"', "'", '`', ',', ';', ':', '=', '(', ')', '[', ']', '{', '}', '<', '>', '|', '&']);
+const BOUNDARY = new Set([
+  ' ',
+  '\n',
+  '\t',
+  '\r',
+  '"',
+  "'",
+  '`',
+  ',',
+  ';',
+  ':',
+  '=',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  '<',
+  '>',
+  '|',
+  '&',
+]);
 
 export const CLIP_MARKER = '…';
 

@@ -22,7 +22,9 @@ function subject(name: string, input: Record<string, unknown>, cwd: string | nul
   const path = str(input.file_path) ?? str(input.notebook_path) ?? str(input.path);
   switch (name) {
     case 'Bash':
-      return str(input.description) !== null && str(input.command) === null ? str(input.description) : str(input.command);
+      return str(input.description) !== null && str(input.command) === null
+        ? str(input.description)
+        : str(input.command);
     case 'Read':
     case 'Write':
     case 'Edit':
@@ -53,7 +55,11 @@ function subject(name: string, input: Record<string, unknown>, cwd: string | nul
   }
 }
 
-export function toolLabel(name: string, input: Record<string, unknown>, cwd: string | null): string {
+export function toolLabel(
+  name: string,
+  input: Record<string, unknown>,
+  cwd: string | null,
+): string {
   const s = subject(name, input, cwd);
   const label = s === null ? name : `${name}: ${oneLine(s)}`;
   return clipAtBoundary(label, MAX_LABEL_LENGTH - 1);

@@ -49,9 +49,15 @@ export function createLineSplitter(startOffset = 0, startLine = 1): LineSplitter
           pendingLength = 0;
         }
         // Tolerate CRLF writers: the \r is not part of the JSON.
-        const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+        const end =
+          bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
         const length = bytes.length + 1;
-        lines.push({ number: lineNumber, offset: consumed, end: consumed + length, text: bytes.toString('utf8', 0, end) });
+        lines.push({
+          number: lineNumber,
+          offset: consumed,
+          end: consumed + length,
+          text: bytes.toString('utf8', 0, end),
+        });
         consumed += length;
         lineNumber += 1;
         from = nl + 1;

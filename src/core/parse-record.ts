@@ -22,10 +22,12 @@ export type ParseOutcome =
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 // Token counts beyond 2^53 are corrupt data: summed or priced they become Infinity, which OTLP/JSON cannot carry.
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER ? v : null);
+const num = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER ? v : null;
 /**
  * Text kept per field. Module state set per parse call: parsing is synchronous,
  * and threading it through every helper would obscure the projection.
@@ -63,7 +65,8 @@ function clipInput(value: unknown, depth = 0): unknown {
   if (typeof value !== 'object' || value === null) return value;
   // Deeper structure is cut off: a pathological input thousands of levels deep
   // would otherwise overflow the stack of every later JSON.stringify.
-  if (depth >= 8) return Array.isArray(value) ? '[array nested too deep]' : '[object nested too deep]';
+  if (depth >= 8)
+    return Array.isArray(value) ? '[array nested too deep]' : '[object nested too deep]';
   if (Array.isArray(value)) return value.slice(0, 200).map((v) => clipInput(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = clipInput(v, depth + 1);
@@ -85,7 +88,8 @@ function textOf(content: unknown): string | null {
   if (!Array.isArray(content)) return null;
   const parts: string[] = [];
   for (const block of content) {
-    if (isObject(block) && block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+    if (isObject(block) && block.type === 'text' && typeof block.text === 'string')
+      parts.push(block.text);
   }
   return parts.length > 0 ? clip(parts.join('\n')) : null;
 }
@@ -99,7 +103,8 @@ function resultText(content: unknown): string {
     if (!isObject(part)) continue;
     if (part.type === 'text' && typeof part.text === 'string') parts.push(part.text);
     else if (part.type === 'image') parts.push('[image]');
-    else if (part.type === 'tool_reference' && typeof part.tool_name === 'string') parts.push(`[tool ${part.tool_name}]`);
+    else if (part.type === 'tool_reference' && typeof part.tool_name === 'string')
+      parts.push(`[tool ${part.tool_name}]`);
   }
   return clip(parts.join('\n'));
 }
@@ -141,8 +146,16 @@ function parseUser(o: Json): UserRecord {
   const toolResults: ToolResultBlock[] = [];
   if (Array.isArray(content)) {
     for (const block of content) {
-      if (isObject(block) && block.type === 'tool_result' && typeof block.tool_use_id === 'string') {
-        toolResults.push({ toolUseId: block.tool_use_id, isError: block.is_error === true, text: resultText(block.content) });
+      if (
+        isObject(block) &&
+        block.type === 'tool_result' &&
+        typeof block.tool_use_id === 'string'
+      ) {
+        toolResults.push({
+          toolUseId: block.tool_use_id,
+          isError: block.is_error === true,
+          text: resultText(block.content),
+        });
       }
     }
   }
@@ -204,7 +217,12 @@ function parseSystem(o: Json): SystemRecord {
   return { type: 'system', ...base(o), subtype: str(o.subtype), durationMs: num(o.durationMs) };
 }
 
-function parseEmbedded(o: Json, outer: Json, agentId: string | null, sessionId: string | null): UserRecord | AssistantRecord | null {
+function parseEmbedded(
+  o: Json,
+  outer: Json,
+  agentId: string | null,
+  sessionId: string | null,
+): UserRecord | AssistantRecord | null {
   const inner = o.message;
   if (!isObject(inner) || agentId === null) return null;
   // The copy lacks the envelope: it inherits the sub-agent's identity and the
@@ -233,7 +251,10 @@ function parseProgress(o: Json): ProgressRecord {
     dataType,
     progressAgentId,
     parentToolUseId: str(o.parentToolUseID),
-    embedded: dataType === 'agent_progress' ? parseEmbedded(data, o, progressAgentId, str(o.sessionId)) : null,
+    embedded:
+      dataType === 'agent_progress'
+        ? parseEmbedded(data, o, progressAgentId, str(o.sessionId))
+        : null,
   };
 }
 
@@ -242,7 +263,9 @@ function parseProgress(o: Json): ProgressRecord {
  * short, printable line whatever bytes the transcript holds.
  */
 function jsonErrorReason(err: Error): string {
-  const message = err.message.replace(/,? ".*?"(\.\.\.)? is not valid JSON$/s, '').replace(/[^\x20-\x7e]/g, '?');
+  const message = err.message
+    .replace(/,? ".*?"(\.\.\.)? is not valid JSON$/s, '')
+    .replace(/[^\x20-\x7e]/g, '?');
   return message.length > 120 ? `${message.slice(0, 119)}…` : message;
 }
 

@@ -20,16 +20,22 @@ const FIELDS = ['input', 'output', 'cacheRead', 'cacheWrite5m', 'cacheWrite1h'] 
 
 /** Validates a parsed price file; returns the problem as a sentence, or the table. */
 export function validatePriceTable(value: unknown): PriceTable | string {
-  if (typeof value !== 'object' || value === null || !Array.isArray((value as { models?: unknown }).models)) {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    !Array.isArray((value as { models?: unknown }).models)
+  ) {
     return 'expected an object with a "models" array';
   }
   const models: ModelPrice[] = [];
-  for (const [i, m] of ((value as { models: unknown[] }).models).entries()) {
+  for (const [i, m] of (value as { models: unknown[] }).models.entries()) {
     if (typeof m !== 'object' || m === null) return `models[${i}] is not an object`;
     const o = m as Record<string, unknown>;
-    if (typeof o.match !== 'string' || o.match === '') return `models[${i}].match must be a non-empty string`;
+    if (typeof o.match !== 'string' || o.match === '')
+      return `models[${i}].match must be a non-empty string`;
     for (const f of FIELDS) {
-      if (typeof o[f] !== 'number' || !Number.isFinite(o[f]) || (o[f] as number) < 0) return `models[${i}].${f} must be a non-negative number`;
+      if (typeof o[f] !== 'number' || !Number.isFinite(o[f]) || (o[f] as number) < 0)
+        return `models[${i}].${f} must be a non-negative number`;
     }
     models.push(o as unknown as ModelPrice);
   }
@@ -40,13 +46,18 @@ export function priceFor(table: PriceTable, model: string | null): ModelPrice | 
   if (model === null) return null;
   let best: ModelPrice | null = null;
   for (const p of table.models) {
-    if (model.startsWith(p.match) && (best === null || p.match.length > best.match.length)) best = p;
+    if (model.startsWith(p.match) && (best === null || p.match.length > best.match.length))
+      best = p;
   }
   return best;
 }
 
 /** USD, or null when the model has no price. */
-export function costOf(table: PriceTable, model: string | null, usage: Usage | null): number | null {
+export function costOf(
+  table: PriceTable,
+  model: string | null,
+  usage: Usage | null,
+): number | null {
   if (usage === null) return 0;
   const p = priceFor(table, model);
   if (p === null) return null;

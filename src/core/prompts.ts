@@ -3,7 +3,8 @@
 import type { TranscriptRecord, UserRecord } from './records.js';
 
 export const INTERRUPT = /^\[Request interrupted by user/;
-const NOT_PROMPTS = /^\s*<(task-notification|local-command-stdout|local-command-stderr|local-command-caveat)>/;
+const NOT_PROMPTS =
+  /^\s*<(task-notification|local-command-stdout|local-command-stderr|local-command-caveat)>/;
 
 /** A turn starts at a real user prompt: not tool results, injected text, summaries or markers. */
 export function isRealPrompt(rec: TranscriptRecord): rec is UserRecord {

@@ -20,7 +20,10 @@ export function costSession(model: SessionModel, table: PriceTable): SessionCost
   return { byResponse, unknownModels: [...unknown].sort() };
 }
 
-export function sumCost(keys: Iterable<string>, byResponse: Map<string, number | null>): number | null {
+export function sumCost(
+  keys: Iterable<string>,
+  byResponse: Map<string, number | null>,
+): number | null {
   let total: number | null = null;
   for (const key of keys) {
     const c = byResponse.get(key);

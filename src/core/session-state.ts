@@ -81,7 +81,8 @@ export function addAgentMeta(state: SessionState, meta: AgentMeta): void {
 function sidechainKey(state: SessionState, rec: TranscriptRecord): string {
   const parent = rec.parentUuid === null ? undefined : state.chainOf.get(rec.parentUuid);
   const key = parent ?? `sidechain:${rec.uuid ?? `${state.entries.length}`}`;
-  if (parent === undefined && rec.type === 'user' && rec.text !== null) state.chainPrompt.set(key, rec.text);
+  if (parent === undefined && rec.type === 'user' && rec.text !== null)
+    state.chainPrompt.set(key, rec.text);
   if (rec.uuid !== null) state.chainOf.set(rec.uuid, key);
   return key;
 }
@@ -92,8 +93,15 @@ function agentKeyOf(state: SessionState, source: LineSource, rec: TranscriptReco
   return rec.agentId ?? sidechainKey(state, rec);
 }
 
-function accept(state: SessionState, source: LineSource, line: number, rec: TranscriptRecord, agentKey?: AgentKey): void {
-  if (rec.uuid !== null && rec.timestamp !== null && !state.uuidTime.has(rec.uuid)) state.uuidTime.set(rec.uuid, rec.timestamp);
+function accept(
+  state: SessionState,
+  source: LineSource,
+  line: number,
+  rec: TranscriptRecord,
+  agentKey?: AgentKey,
+): void {
+  if (rec.uuid !== null && rec.timestamp !== null && !state.uuidTime.has(rec.uuid))
+    state.uuidTime.set(rec.uuid, rec.timestamp);
   // History copied into a fork belongs to the session it came from.
   if (rec.forkedFromSessionId !== null) {
     state.duplicateLines += 1;
@@ -106,11 +114,21 @@ function accept(state: SessionState, source: LineSource, line: number, rec: Tran
     }
     state.seenUuids.add(rec.uuid);
   }
-  state.entries.push({ rec, agentKey: agentKey === undefined ? agentKeyOf(state, source, rec) : agentKey, file: source.file, line });
+  state.entries.push({
+    rec,
+    agentKey: agentKey === undefined ? agentKeyOf(state, source, rec) : agentKey,
+    file: source.file,
+    line,
+  });
 }
 
 /** Fold one parsed line into the state. */
-export function step(state: SessionState, source: LineSource, line: number, outcome: ParseOutcome): void {
+export function step(
+  state: SessionState,
+  source: LineSource,
+  line: number,
+  outcome: ParseOutcome,
+): void {
   if (outcome.kind === 'malformed') {
     state.warnings.push({ file: source.file, line, reason: outcome.reason });
     return;
@@ -121,13 +139,19 @@ export function step(state: SessionState, source: LineSource, line: number, outc
   }
   const rec = outcome.record;
   if (rec.type === 'progress') {
-    if (rec.progressAgentId !== null && rec.parentToolUseId !== null && !state.progressLinks.has(rec.progressAgentId)) {
+    if (
+      rec.progressAgentId !== null &&
+      rec.parentToolUseId !== null &&
+      !state.progressLinks.has(rec.progressAgentId)
+    ) {
       state.progressLinks.set(rec.progressAgentId, rec.parentToolUseId);
     }
     const copy: UserRecord | AssistantRecord | null = rec.embedded;
-    if (copy !== null && rec.progressAgentId !== null) accept(state, source, line, copy, rec.progressAgentId);
+    if (copy !== null && rec.progressAgentId !== null)
+      accept(state, source, line, copy, rec.progressAgentId);
     // The progress line itself only marks time passing in the parent.
-    if (rec.timestamp !== null && rec.uuid !== null && !state.uuidTime.has(rec.uuid)) state.uuidTime.set(rec.uuid, rec.timestamp);
+    if (rec.timestamp !== null && rec.uuid !== null && !state.uuidTime.has(rec.uuid))
+      state.uuidTime.set(rec.uuid, rec.timestamp);
     return;
   }
   accept(state, source, line, rec);

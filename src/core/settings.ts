@@ -67,7 +67,10 @@ export class SettingError extends Error {
 }
 
 const isRecordOfStrings = (v: unknown): v is Record<string, string> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  Object.values(v).every((x) => typeof x === 'string');
 
 function checkUrl(key: string, value: string): string {
   let url: URL;
@@ -76,7 +79,8 @@ function checkUrl(key: string, value: string): string {
   } catch {
     throw new SettingError(key, `${key}: not a valid URL: '${value}'`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SettingError(key, `${key}: only http and https are supported, got '${url.protocol}'`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new SettingError(key, `${key}: only http and https are supported, got '${url.protocol}'`);
   return value;
 }
 
@@ -86,12 +90,17 @@ export function coerce<K extends keyof Settings>(key: K, raw: unknown): Settings
     throw new SettingError(key, `${key}: ${what}`);
   };
   const oneOf = <T extends string>(options: readonly T[]): T =>
-    typeof raw === 'string' && (options as readonly string[]).includes(raw) ? (raw as T) : fail(`must be one of ${options.join(', ')}`);
+    typeof raw === 'string' && (options as readonly string[]).includes(raw)
+      ? (raw as T)
+      : fail(`must be one of ${options.join(', ')}`);
   const positiveInt = (): number => {
     const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
-    return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : fail('must be a positive whole number');
+    return typeof n === 'number' && Number.isInteger(n) && n > 0
+      ? n
+      : fail('must be a positive whole number');
   };
-  const text = (): string => (typeof raw === 'string' && raw !== '' ? raw : fail('must be a non-empty string'));
+  const text = (): string =>
+    typeof raw === 'string' && raw !== '' ? raw : fail('must be a non-empty string');
   const value: unknown = (() => {
     switch (key) {
       case 'endpoint':
@@ -113,7 +122,9 @@ export function coerce<K extends keyof Settings>(key: K, raw: unknown): Settings
       case 'resource':
         return isRecordOfStrings(raw) ? raw : fail('must be an object of string values');
       case 'projectsDirs':
-        return Array.isArray(raw) && raw.every((d) => typeof d === 'string' && d !== '') ? raw : fail('must be a list of directories');
+        return Array.isArray(raw) && raw.every((d) => typeof d === 'string' && d !== '')
+          ? raw
+          : fail('must be a list of directories');
       case 'tlsCa':
       case 'tlsCert':
       case 'tlsKey':
@@ -130,7 +141,8 @@ export function coerce<K extends keyof Settings>(key: K, raw: unknown): Settings
 
 /** Validates a parsed config file: every key known and well typed. */
 export function validateConfigFile(value: unknown): Partial<Settings> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SettingError('(file)', 'a config file must hold a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new SettingError('(file)', 'a config file must hold a JSON object');
   const out: Partial<Settings> = {};
   for (const [key, raw] of Object.entries(value)) {
     if (key === '$schema' || key === '$comment') continue;
@@ -145,7 +157,8 @@ const SECRET_HEADER = /authorization|api[-_]?key|token|secret|password|cookie/i;
 /** For display: secret-looking header values and URL passwords masked. */
 export function maskSecrets(settings: Settings): Settings {
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(settings.headers)) headers[k] = SECRET_HEADER.test(k) ? `(masked, ${v.length} chars)` : v;
+  for (const [k, v] of Object.entries(settings.headers))
+    headers[k] = SECRET_HEADER.test(k) ? `(masked, ${v.length} chars)` : v;
   let endpoint = settings.endpoint;
   try {
     const url = new URL(endpoint);

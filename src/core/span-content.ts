@@ -8,7 +8,9 @@ import type { ContentMode, SpanOptions } from './span-data.js';
 export function truncateUtf8(text: string, bytes: number): string {
   if (text.length * 3 <= bytes || Buffer.byteLength(text, 'utf8') <= bytes) return text;
   const marker = '…';
-  let out = Buffer.from(text, 'utf8').subarray(0, Math.max(0, bytes - 3)).toString('utf8');
+  let out = Buffer.from(text, 'utf8')
+    .subarray(0, Math.max(0, bytes - 3))
+    .toString('utf8');
   // A cut inside a multi-byte character decodes to U+FFFD: drop it.
   if (out.endsWith('\uFFFD')) out = out.slice(0, -1);
   return out + marker;
@@ -29,16 +31,30 @@ export function promptAttrs(options: SpanOptions, text: string | null): Record<s
   };
 }
 
-export function toolContentAttrs(options: SpanOptions, input: Record<string, unknown>, output: string | null): Record<string, string> {
+export function toolContentAttrs(
+  options: SpanOptions,
+  input: Record<string, unknown>,
+  output: string | null,
+): Record<string, string> {
   if (options.content !== 'full') return {};
   const attrs: Record<string, string> = {
-    'gen_ai.tool.call.arguments': truncateUtf8(JSON.stringify(scrubValue(input)), options.maxAttributeBytes),
+    'gen_ai.tool.call.arguments': truncateUtf8(
+      JSON.stringify(scrubValue(input)),
+      options.maxAttributeBytes,
+    ),
   };
-  if (output !== null) attrs['gen_ai.tool.call.result'] = truncateUtf8(JSON.stringify(scrubText(output)), options.maxAttributeBytes);
+  if (output !== null)
+    attrs['gen_ai.tool.call.result'] = truncateUtf8(
+      JSON.stringify(scrubText(output)),
+      options.maxAttributeBytes,
+    );
   return attrs;
 }
 
-export function agentDescriptionAttrs(options: SpanOptions, description: string | null): Record<string, string> {
+export function agentDescriptionAttrs(
+  options: SpanOptions,
+  description: string | null,
+): Record<string, string> {
   if (options.content === 'none' || description === null) return {};
   return { 'gen_ai.agent.description': truncateUtf8(scrubText(description), 240) };
 }

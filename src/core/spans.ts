@@ -8,10 +8,28 @@
 // gen_ai.usage.* over chat spans never double counts.
 import { totalInput } from './assemble.js';
 import { sumCost, type SessionCosts } from './session-cost.js';
-import type { ApiResponse, SessionModel, SubAgent, TokenTotals, ToolCall, Turn } from './session-model.js';
+import type {
+  ApiResponse,
+  SessionModel,
+  SubAgent,
+  TokenTotals,
+  ToolCall,
+  Turn,
+} from './session-model.js';
 import type { AttributeValue, SpanData, SpanOptions } from './span-data.js';
-import { agentDescriptionAttrs, promptAttrs, toolContentAttrs, toolLabelFor } from './span-content.js';
-import { agentSpanIdFor, chatSpanIdFor, toolSpanIdFor, traceIdFor, turnSpanIdFor } from './span-ids.js';
+import {
+  agentDescriptionAttrs,
+  promptAttrs,
+  toolContentAttrs,
+  toolLabelFor,
+} from './span-content.js';
+import {
+  agentSpanIdFor,
+  chatSpanIdFor,
+  toolSpanIdFor,
+  traceIdFor,
+  turnSpanIdFor,
+} from './span-ids.js';
 
 export const PROVIDER = 'anthropic';
 export const ROOT_AGENT_NAME = 'Claude Code';
@@ -35,7 +53,8 @@ function totalsAttrs(prefix: string, t: TokenTotals): Attrs {
 
 function withoutNulls(attrs: Record<string, AttributeValue | null | undefined>): Attrs {
   const out: Attrs = {};
-  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined && v !== '') out[k] = v;
+  for (const [k, v] of Object.entries(attrs))
+    if (v !== null && v !== undefined && v !== '') out[k] = v;
   return out;
 }
 
@@ -51,7 +70,11 @@ interface TurnContext {
 }
 
 /** End time and completeness of a piece of work that may still be running. */
-function closing(ctx: TurnContext, start: number, end: number | null): { endMs: number; complete: boolean } {
+function closing(
+  ctx: TurnContext,
+  start: number,
+  end: number | null,
+): { endMs: number; complete: boolean } {
   if (end !== null) return { endMs: Math.max(start, end), complete: true };
   return { endMs: Math.max(start, ctx.cutoff), complete: false };
 }
@@ -88,7 +111,11 @@ function chatSpan(ctx: TurnContext, r: ApiResponse): SpanData {
       'gen_ai.request.model': model,
       'gen_ai.response.model': model,
       'gen_ai.response.id': r.messageId,
-      'gen_ai.response.finish_reasons': r.isApiError ? ['error'] : r.stopReason === null ? undefined : [r.stopReason],
+      'gen_ai.response.finish_reasons': r.isApiError
+        ? ['error']
+        : r.stopReason === null
+          ? undefined
+          : [r.stopReason],
       'gen_ai.usage.input_tokens': usage === null ? 0 : totalInput(usage),
       'gen_ai.usage.output_tokens': usage?.output ?? 0,
       'gen_ai.usage.cache_read.input_tokens': usage?.cacheRead ?? 0,
@@ -98,7 +125,9 @@ function chatSpan(ctx: TurnContext, r: ApiResponse): SpanData {
       'error.type': r.isApiError ? (r.errorType ?? 'api_error') : undefined,
       ...costAttr(ctx.costs.byResponse.get(r.key) ?? null),
     }),
-    status: r.isApiError ? { code: 'ERROR', message: r.errorType ?? 'api_error' } : { code: 'UNSET' },
+    status: r.isApiError
+      ? { code: 'ERROR', message: r.errorType ?? 'api_error' }
+      : { code: 'UNSET' },
     links: [],
     complete: true,
     turnKey: ctx.turn.promptUuid,
@@ -131,7 +160,10 @@ function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
       ...incompleteAttrs(complete),
       ...toolContentAttrs(ctx.options, t.input, t.output),
     }),
-    status: t.status === 'error' ? { code: 'ERROR', message: t.errorType ?? 'tool_error' } : { code: 'UNSET' },
+    status:
+      t.status === 'error'
+        ? { code: 'ERROR', message: t.errorType ?? 'tool_error' }
+        : { code: 'UNSET' },
     links: [],
     complete,
     turnKey: ctx.turn.promptUuid,
@@ -147,7 +179,12 @@ function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
   const start = call?.startTime ?? a.startTime;
   if (start === null) return null;
   // A sync agent ends when its call returns; async ones when their last line is written.
-  const end = call === undefined ? a.endTime : call.endTime === null ? null : Math.max(call.endTime, a.endTime ?? call.endTime);
+  const end =
+    call === undefined
+      ? a.endTime
+      : call.endTime === null
+        ? null
+        : Math.max(call.endTime, a.endTime ?? call.endTime);
   const { endMs, complete } = closing(ctx, start, end);
   return {
     traceId: ctx.traceId,
@@ -181,7 +218,10 @@ function rootSpan(ctx: TurnContext, previous: Turn | undefined, children: SpanDa
   const { turn, model } = ctx;
   const open = turn.endState === 'open';
   // The root covers the turn's own work; an internal side call may outlast it.
-  const childEnd = children.reduce((m, s) => (s.attributes['claude_code.agent.internal'] === true ? m : Math.max(m, s.endMs)), turn.endTime);
+  const childEnd = children.reduce(
+    (m, s) => (s.attributes['claude_code.agent.internal'] === true ? m : Math.max(m, s.endMs)),
+    turn.endTime,
+  );
   const endMs = open ? Math.max(childEnd, ctx.cutoff) : childEnd;
   return {
     traceId: ctx.traceId,
@@ -209,18 +249,32 @@ function rootSpan(ctx: TurnContext, previous: Turn | undefined, children: SpanDa
       ...incompleteAttrs(!open),
       ...promptAttrs(ctx.options, turn.promptText),
     }),
-    status: turn.endState === 'api_error' ? { code: 'ERROR', message: turn.errorType ?? 'api_error' } : { code: 'UNSET' },
+    status:
+      turn.endState === 'api_error'
+        ? { code: 'ERROR', message: turn.errorType ?? 'api_error' }
+        : { code: 'UNSET' },
     links:
       previous === undefined
         ? []
-        : [{ traceId: traceIdFor(previous.promptUuid), spanId: turnSpanIdFor(previous.promptUuid), attributes: { 'claude_code.link.type': 'previous_turn' } }],
+        : [
+            {
+              traceId: traceIdFor(previous.promptUuid),
+              spanId: turnSpanIdFor(previous.promptUuid),
+              attributes: { 'claude_code.link.type': 'previous_turn' },
+            },
+          ],
     complete: !open,
     turnKey: turn.promptUuid,
   };
 }
 
 /** All spans of one turn, root first, then by start time (stable for golden tests). */
-export function buildTurnSpans(model: SessionModel, turnIndex: number, costs: SessionCosts, options: SpanOptions): SpanData[] {
+export function buildTurnSpans(
+  model: SessionModel,
+  turnIndex: number,
+  costs: SessionCosts,
+  options: SpanOptions,
+): SpanData[] {
   const turn = model.turns[turnIndex];
   if (turn === undefined) return [];
   const ctx: TurnContext = {
@@ -230,7 +284,8 @@ export function buildTurnSpans(model: SessionModel, turnIndex: number, costs: Se
     rootId: turnSpanIdFor(turn.promptUuid),
     // A closed turn's unfinished work ends with the turn, so its spans stop
     // changing once a later turn starts; only the last turn runs to the end of the session.
-    cutoff: turnIndex === model.turns.length - 1 ? (model.lastTimestamp ?? turn.endTime) : turn.endTime,
+    cutoff:
+      turnIndex === model.turns.length - 1 ? (model.lastTimestamp ?? turn.endTime) : turn.endTime,
     costs,
     options,
   };
@@ -254,10 +309,16 @@ export function buildTurnSpans(model: SessionModel, turnIndex: number, costs: Se
     const span = a === undefined ? null : agentSpan(ctx, a);
     if (span !== null) children.push(span);
   }
-  children.sort((a, b) => a.startMs - b.startMs || (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0));
+  children.sort(
+    (a, b) => a.startMs - b.startMs || (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0),
+  );
   return [rootSpan(ctx, model.turns[turnIndex - 1], children), ...children];
 }
 
-export function buildSessionSpans(model: SessionModel, costs: SessionCosts, options: SpanOptions): SpanData[] {
+export function buildSessionSpans(
+  model: SessionModel,
+  costs: SessionCosts,
+  options: SpanOptions,
+): SpanData[] {
   return model.turns.flatMap((t) => buildTurnSpans(model, t.index, costs, options));
 }

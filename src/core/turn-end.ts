@@ -17,7 +17,11 @@ export interface TurnVerdict {
  * @param openTools main-thread calls of the turn without a result
  * @param isLast whether a later prompt has superseded the turn
  */
-export function classifyTurnEnd(records: TranscriptRecord[], openTools: number, isLast: boolean): TurnVerdict {
+export function classifyTurnEnd(
+  records: TranscriptRecord[],
+  openTools: number,
+  isLast: boolean,
+): TurnVerdict {
   let last: 'assistant' | 'result' | 'none' = 'none';
   let lastHadToolUse = false;
   let lastApiError: string | null = null;
@@ -52,11 +56,16 @@ export function classifyTurnEnd(records: TranscriptRecord[], openTools: number, 
         interrupted = true;
         lastApiError = null;
       }
-    } else if (rec.type === 'system' && rec.subtype !== null && TURN_END_SUBTYPES.has(rec.subtype)) {
+    } else if (
+      rec.type === 'system' &&
+      rec.subtype !== null &&
+      TURN_END_SUBTYPES.has(rec.subtype)
+    ) {
       endMarker = true;
     }
   }
-  if (lastApiError !== null && last === 'assistant') return { state: 'api_error', errorType: lastApiError };
+  if (lastApiError !== null && last === 'assistant')
+    return { state: 'api_error', errorType: lastApiError };
   if (interrupted) return { state: 'interrupted', errorType: null };
   const unfinished = isLast ? 'open' : 'interrupted';
   if (openTools > 0) return { state: unfinished, errorType: null };

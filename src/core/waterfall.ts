@@ -24,7 +24,8 @@ export function buildWaterfall(model: SessionModel): WaterfallRow[] {
     const response = tool.responseKey === null ? undefined : model.responses.get(tool.responseKey);
     const usage = response?.usage ?? null;
     const inputTokens = usage === null ? 0 : totalInput(usage);
-    const agent = tool.spawnedAgentKey === null ? undefined : model.agents.get(tool.spawnedAgentKey);
+    const agent =
+      tool.spawnedAgentKey === null ? undefined : model.agents.get(tool.spawnedAgentKey);
     const isAgent = agent !== undefined || tool.name === 'Task' || tool.name === 'Agent';
     const row: WaterfallRow = {
       id: tool.id,
@@ -40,14 +41,18 @@ export function buildWaterfall(model: SessionModel): WaterfallRow[] {
       output: tool.output,
       inputTokens,
       outputTokens: usage?.output ?? 0,
-      contextFillPercent: round2((inputTokens / (model.turns[tool.turnIndex]?.contextWindow ?? model.contextWindow)) * 100),
+      contextFillPercent: round2(
+        (inputTokens / (model.turns[tool.turnIndex]?.contextWindow ?? model.contextWindow)) * 100,
+      ),
       children: [],
     };
     if (isAgent) {
       row.tokens = { input: agent?.tokens.input ?? 0, output: agent?.tokens.output ?? 0 };
       if (agent !== undefined && !visiting.has(agent.key)) {
         visiting.add(agent.key);
-        row.children = (callsByAgent.get(agent.key) ?? []).sort(byStart).map((child) => toRow(child, tool.id));
+        row.children = (callsByAgent.get(agent.key) ?? [])
+          .sort(byStart)
+          .map((child) => toRow(child, tool.id));
         visiting.delete(agent.key);
       }
     }

@@ -31,13 +31,27 @@ function bench(script: string, args: string[], timeoutMs = 170_000): Promise<Run
     execFile(
       process.execPath,
       [join(repoRoot, 'bench', script), ...args],
-      { cwd: repoRoot, timeout: timeoutMs, maxBuffer: 16 << 20, env: { ...process.env, CCOTEL_BENCH_RESULTS: join(work, 'results') } },
-      (err, stdout, stderr) => done({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr }),
+      {
+        cwd: repoRoot,
+        timeout: timeoutMs,
+        maxBuffer: 16 << 20,
+        env: { ...process.env, CCOTEL_BENCH_RESULTS: join(work, 'results') },
+      },
+      (err, stdout, stderr) =>
+        done({
+          code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1,
+          stdout,
+          stderr,
+        }),
     );
   });
 }
 
-const result = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(work, 'results', `${name}.json`), 'utf8')) as Record<string, unknown>;
+const result = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(join(work, 'results', `${name}.json`), 'utf8')) as Record<
+    string,
+    unknown
+  >;
 
 function treeHash(dir: string): string {
   const hash = createHash('sha256');
@@ -57,7 +71,10 @@ async function spanShapes(projects: string): Promise<string[]> {
   const prices = await loadPriceTable();
   const shapes: string[] = [];
   for (const files of await findSessions(projects)) {
-    const { turns } = await sessionSpans(files, prices, { content: 'labels', maxAttributeBytes: 2048 });
+    const { turns } = await sessionSpans(files, prices, {
+      content: 'labels',
+      maxAttributeBytes: 2048,
+    });
     for (const turn of turns) {
       // Parents by name: siblings that start together are ordered by span id, which the rewrite changes.
       const names = new Map(turn.spans.map((s) => [s.spanId, s.name]));
@@ -66,7 +83,9 @@ async function spanShapes(projects: string): Promise<string[]> {
           .filter(([k]) => !/(\.id|conversation\.id|session\.id|request\.id|response\.id)$/.test(k))
           .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
           .join(',');
-        shapes.push(`${s.name}|${s.kind}|parent:${s.parentSpanId === null ? '-' : names.get(s.parentSpanId)}|${s.endMs - s.startMs}|${s.status.code}|${attrs}`);
+        shapes.push(
+          `${s.name}|${s.kind}|parent:${s.parentSpanId === null ? '-' : names.get(s.parentSpanId)}|${s.endMs - s.startMs}|${s.status.code}|${attrs}`,
+        );
       }
     }
   }
@@ -89,13 +108,16 @@ describe.skipIf(!distBuilt)('benchmark scripts (smoke)', () => {
     const m = result('corpus');
     expect(m.bytes as number).toBeGreaterThanOrEqual(3e6);
     expect(m.copies as number).toBeGreaterThanOrEqual(2);
-    for (const key of ['files', 'jsonlFiles', 'lines', 'sessions', 'projects', 'seed']) expect(typeof m[key], key).toBe('number');
+    for (const key of ['files', 'jsonlFiles', 'lines', 'sessions', 'projects', 'seed'])
+      expect(typeof m[key], key).toBe('number');
 
     const again = join(work, 'again');
     expect((await bench('generate-corpus.mjs', ['--size', '3MB', '--out', again])).code).toBe(0);
     expect(treeHash(again)).toBe(treeHash(corpus));
     const other = join(work, 'other-seed');
-    expect((await bench('generate-corpus.mjs', ['--size', '3MB', '--seed', '2', '--out', other])).code).toBe(0);
+    expect(
+      (await bench('generate-corpus.mjs', ['--size', '3MB', '--seed', '2', '--out', other])).code,
+    ).toBe(0);
     expect(treeHash(other)).not.toBe(treeHash(corpus));
     rmSync(again, { recursive: true, force: true });
     rmSync(other, { recursive: true, force: true });
@@ -103,9 +125,15 @@ describe.skipIf(!distBuilt)('benchmark scripts (smoke)', () => {
     // One copy with every id rewritten and its times shifted converts to the fixtures' own span tree.
     const reference = join(work, 'reference');
     const copy = join(work, 'copy');
-    expect((await bench('generate-corpus.mjs', ['--size', '1', '--no-rewrite', '--out', reference])).code).toBe(0);
+    expect(
+      (await bench('generate-corpus.mjs', ['--size', '1', '--no-rewrite', '--out', reference]))
+        .code,
+    ).toBe(0);
     expect((await bench('generate-corpus.mjs', ['--size', '1', '--out', copy])).code).toBe(0);
-    const [a, b] = await Promise.all([spanShapes(join(reference, 'projects')), spanShapes(join(copy, 'projects'))]);
+    const [a, b] = await Promise.all([
+      spanShapes(join(reference, 'projects')),
+      spanShapes(join(copy, 'projects')),
+    ]);
     expect(a.length).toBeGreaterThan(100);
     expect(b).toEqual(a);
     rmSync(reference, { recursive: true, force: true });
@@ -113,13 +141,19 @@ describe.skipIf(!distBuilt)('benchmark scripts (smoke)', () => {
   }, 180_000);
 
   it('convert-throughput: every path yields the plain path spans, byte for byte', async () => {
-    const run = await bench('convert-throughput.mjs', ['--corpus', join(work, 'corpus', 'projects'), '--runs', '1']);
+    const run = await bench('convert-throughput.mjs', [
+      '--corpus',
+      join(work, 'corpus', 'projects'),
+      '--runs',
+      '1',
+    ]);
     expect(run.code, run.stderr + run.stdout).toBe(0);
     const r = result('convert');
     expect(r.identical).toBe(true);
     const v = r.variants as Record<string, Record<string, number>>;
     for (const name of ['baseline', 'reference', 'shipped', 'workers']) {
-      for (const key of ['seconds', 'mbPerSecond', 'peakRssMB', 'ratioToBaseline', 'bytes']) expect(typeof v[name]?.[key], `${name}.${key}`).toBe('number');
+      for (const key of ['seconds', 'mbPerSecond', 'peakRssMB', 'ratioToBaseline', 'bytes'])
+        expect(typeof v[name]?.[key], `${name}.${key}`).toBe('number');
     }
     expect(v.baseline?.lines).toBeGreaterThan(1000);
     expect(v.shipped?.spans).toBeGreaterThan(1000);
@@ -128,15 +162,20 @@ describe.skipIf(!distBuilt)('benchmark scripts (smoke)', () => {
   }, 180_000);
 
   it('export-throughput: the receiver gets every span', async () => {
-    const run = await bench('export-throughput.mjs', ['--corpus', join(work, 'corpus', 'projects')]);
+    const run = await bench('export-throughput.mjs', [
+      '--corpus',
+      join(work, 'corpus', 'projects'),
+    ]);
     expect(run.code, run.stderr + run.stdout).toBe(0);
     const r = result('export');
     expect(r.ok).toBe(true);
     const cases = r.cases as Record<string, Record<string, number>>;
-    const converted = (result('convert').variants as Record<string, Record<string, number>>).shipped?.spans;
+    const converted = (result('convert').variants as Record<string, Record<string, number>>).shipped
+      ?.spans;
     expect(cases['wire only (protobuf)']?.spans).toBe(converted);
     for (const c of Object.values(cases)) {
-      for (const key of ['seconds', 'spans', 'spansPerSecond', 'requests', 'wireMB']) expect(typeof c[key], key).toBe('number');
+      for (const key of ['seconds', 'spans', 'spansPerSecond', 'requests', 'wireMB'])
+        expect(typeof c[key], key).toBe('number');
       expect(c.spans).toBeGreaterThan(0);
     }
   }, 180_000);
@@ -158,7 +197,16 @@ describe.skipIf(!distBuilt)('benchmark scripts (smoke)', () => {
   }, 180_000);
 
   it('memory: peak RSS of each case, daemon skipped without watch', async () => {
-    const run = await bench('memory.mjs', ['--corpus', join(work, 'corpus', 'projects'), '--single', '3MB', '--files', '200', '--out', join(work, 'memory')]);
+    const run = await bench('memory.mjs', [
+      '--corpus',
+      join(work, 'corpus', 'projects'),
+      '--single',
+      '3MB',
+      '--files',
+      '200',
+      '--out',
+      join(work, 'memory'),
+    ]);
     expect(run.code, run.stderr + run.stdout).toBe(0);
     const r = result('memory');
     const corpus = r.corpus as Record<string, number>;

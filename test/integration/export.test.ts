@@ -28,7 +28,15 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const exportArgs = (...extra: string[]): string[] => ['export', '--endpoint', receiver.url, '--state-dir', join(dir, 'state'), ...extra, transcript];
+const exportArgs = (...extra: string[]): string[] => [
+  'export',
+  '--endpoint',
+  receiver.url,
+  '--state-dir',
+  join(dir, 'state'),
+  ...extra,
+  transcript,
+];
 
 function byName(spans: DecodedSpan[], name: string): DecodedSpan[] {
   return spans.filter((s) => s.name === name);
@@ -52,7 +60,11 @@ describe('ccotel export', () => {
     expect(roots).toHaveLength(2);
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(2);
 
-    const [turn0, turn1] = roots.sort((a, b) => Number(a.attributes['claude_code.turn.index']) - Number(b.attributes['claude_code.turn.index'])) as [DecodedSpan, DecodedSpan];
+    const [turn0, turn1] = roots.sort(
+      (a, b) =>
+        Number(a.attributes['claude_code.turn.index']) -
+        Number(b.attributes['claude_code.turn.index']),
+    ) as [DecodedSpan, DecodedSpan];
     expect(turn0.kind).toBe('INTERNAL');
     expect(turn0.parentSpanId).toBe('');
     expect(turn0.attributes).toMatchObject({
@@ -74,20 +86,49 @@ describe('ccotel export', () => {
     expect(turn1.startTimeUnixNano).toBe(nanos('2026-02-10T22:01:14.815Z'));
     expect(turn1.endTimeUnixNano).toBe(nanos('2026-02-10T22:03:51.807Z'));
     // Turn 1 links back to turn 0's root.
-    expect(turn1.links).toEqual([{ traceId: turn0.traceId, spanId: turn0.spanId, attributes: { 'claude_code.link.type': 'previous_turn' } }]);
+    expect(turn1.links).toEqual([
+      {
+        traceId: turn0.traceId,
+        spanId: turn0.spanId,
+        attributes: { 'claude_code.link.type': 'previous_turn' },
+      },
+    ]);
     expect(turn0.links).toEqual([]);
 
     // The Task call → invoke_agent Plan → the sub-agent's own calls and chats.
     const task = only(spans, 'execute_tool Task');
     expect(task.parentSpanId).toBe(turn0.spanId);
-    expect(task.attributes).toMatchObject({ 'gen_ai.tool.name': 'Task', 'gen_ai.tool.call.id': 'toolu_01Cz2Pnv7qNcnK1ZiocxWhQX', 'gen_ai.tool.type': 'function' });
+    expect(task.attributes).toMatchObject({
+      'gen_ai.tool.name': 'Task',
+      'gen_ai.tool.call.id': 'toolu_01Cz2Pnv7qNcnK1ZiocxWhQX',
+      'gen_ai.tool.type': 'function',
+    });
     const agent = only(spans, 'invoke_agent Plan');
     expect(agent.parentSpanId).toBe(task.spanId);
     expect(agent.traceId).toBe(turn0.traceId);
-    expect(agent.attributes).toMatchObject({ 'gen_ai.agent.name': 'Plan', 'claude_code.agent.id': 'afb92ff', 'gen_ai.invocation.is_nested': true });
+    expect(agent.attributes).toMatchObject({
+      'gen_ai.agent.name': 'Plan',
+      'claude_code.agent.id': 'afb92ff',
+      'gen_ai.invocation.is_nested': true,
+    });
     const agentChildren = spans.filter((s) => s.parentSpanId === agent.spanId);
-    expect(agentChildren.filter((s) => s.name.startsWith('execute_tool')).map((s) => s.name).sort()).toEqual(
-      ['execute_tool Bash', 'execute_tool Bash', 'execute_tool Bash', 'execute_tool Bash', 'execute_tool Read', 'execute_tool Read', 'execute_tool Read', 'execute_tool Read', 'execute_tool Read'].sort(),
+    expect(
+      agentChildren
+        .filter((s) => s.name.startsWith('execute_tool'))
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(
+      [
+        'execute_tool Bash',
+        'execute_tool Bash',
+        'execute_tool Bash',
+        'execute_tool Bash',
+        'execute_tool Read',
+        'execute_tool Read',
+        'execute_tool Read',
+        'execute_tool Read',
+        'execute_tool Read',
+      ].sort(),
     );
     expect(agentChildren.filter((s) => s.name.startsWith('chat '))).not.toHaveLength(0);
     for (const chat of agentChildren.filter((s) => s.name.startsWith('chat '))) {
@@ -102,7 +143,8 @@ describe('ccotel export', () => {
     // Every span's parent exists in its own trace, and end ≥ start.
     const ids = new Set(spans.map((s) => `${s.traceId}/${s.spanId}`));
     for (const s of spans) {
-      if (s.parentSpanId !== '') expect(ids.has(`${s.traceId}/${s.parentSpanId}`), s.name).toBe(true);
+      if (s.parentSpanId !== '')
+        expect(ids.has(`${s.traceId}/${s.parentSpanId}`), s.name).toBe(true);
       expect(s.endTimeUnixNano >= s.startTimeUnixNano, s.name).toBe(true);
     }
     // Resource: service.name default and host.name.
@@ -125,7 +167,9 @@ describe('ccotel export', () => {
     });
     // Turn totals equal the sum over the turn's chat spans.
     for (const root of receiver.spans().filter((s) => s.name === 'invoke_agent Claude Code')) {
-      const sum = chats.filter((c) => c.traceId === root.traceId).reduce((n, c) => n + Number(c.attributes['gen_ai.usage.input_tokens']), 0);
+      const sum = chats
+        .filter((c) => c.traceId === root.traceId)
+        .reduce((n, c) => n + Number(c.attributes['gen_ai.usage.input_tokens']), 0);
       expect(root.attributes['claude_code.turn.input_tokens']).toBe(sum);
     }
   });
@@ -136,11 +180,23 @@ describe('ccotel export', () => {
     expect(receiver.requests().every((r) => r.encoding === 'protobuf')).toBe(true);
     const other = await startOtlpReceiver();
     try {
-      const run = await runCcotel(['export', '--endpoint', other.url, '--protocol', 'http/json', '--state-dir', join(dir, 'state-json'), '--quiet', transcript]);
+      const run = await runCcotel([
+        'export',
+        '--endpoint',
+        other.url,
+        '--protocol',
+        'http/json',
+        '--state-dir',
+        join(dir, 'state-json'),
+        '--quiet',
+        transcript,
+      ]);
       expect(run.code).toBe(0);
       expect(other.requests().every((r) => r.encoding === 'json')).toBe(true);
       const key = (s: DecodedSpan): string => s.spanId;
-      expect([...other.spans()].sort((a, b) => key(a).localeCompare(key(b)))).toEqual([...proto].sort((a, b) => key(a).localeCompare(key(b))));
+      expect([...other.spans()].sort((a, b) => key(a).localeCompare(key(b)))).toEqual(
+        [...proto].sort((a, b) => key(a).localeCompare(key(b))),
+      );
     } finally {
       await other.stop();
     }
@@ -159,14 +215,25 @@ describe('ccotel export', () => {
   });
 
   it('loses nothing when the receiver answers 503 and 429 with Retry-After first', async () => {
-    receiver.script([{ status: 503, retryAfter: '1' }, { status: 429, retryAfter: '1' }]);
+    receiver.script([
+      { status: 503, retryAfter: '1' },
+      { status: 429, retryAfter: '1' },
+    ]);
     const run = await runCcotel(exportArgs('--quiet'));
     expect(run.code).toBe(0);
     const statuses = receiver.requests().map((r) => r.status);
     expect(statuses.slice(0, 3)).toEqual([503, 429, 200]);
     const reference = await startOtlpReceiver();
     try {
-      await runCcotel(['export', '--endpoint', reference.url, '--state-dir', join(dir, 'ref'), '--quiet', transcript]);
+      await runCcotel([
+        'export',
+        '--endpoint',
+        reference.url,
+        '--state-dir',
+        join(dir, 'ref'),
+        '--quiet',
+        transcript,
+      ]);
       expect(receiver.spans().length).toBe(reference.spans().length);
     } finally {
       await reference.stop();
@@ -179,17 +246,29 @@ describe('ccotel export', () => {
     expect(run.code).toBe(1);
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^ccotel: could not deliver spans to http:\/\/127\.0\.0\.1:\d+\/v1\/traces: ECONNREFUSED/);
+    expect(lines[0]).toMatch(
+      /^ccotel: could not deliver spans to http:\/\/127\.0\.0\.1:\d+\/v1\/traces: ECONNREFUSED/,
+    );
     expect(await stat(join(dir, 'state', 'export-state.json')).catch(() => null)).toBeNull();
     await receiver.restart();
   }, 60_000);
 
   it('writes OTLP/JSON requests to --out without touching the network or the state', async () => {
     const out = join(dir, 'out.jsonl');
-    const run = await runCcotel(['export', '--out', out, '--state-dir', join(dir, 'state'), '--quiet', transcript]);
+    const run = await runCcotel([
+      'export',
+      '--out',
+      out,
+      '--state-dir',
+      join(dir, 'state'),
+      '--quiet',
+      transcript,
+    ]);
     expect(run.code).toBe(0);
     const lines = (await readFile(out, 'utf8')).trim().split('\n');
-    const request = JSON.parse(lines[0] ?? '{}') as { resourceSpans: { scopeSpans: { spans: unknown[] }[] }[] };
+    const request = JSON.parse(lines[0] ?? '{}') as {
+      resourceSpans: { scopeSpans: { spans: unknown[] }[] }[];
+    };
     expect(request.resourceSpans[0]?.scopeSpans[0]?.spans.length).toBeGreaterThan(0);
     expect(receiver.requests()).toHaveLength(0);
     expect(await stat(join(dir, 'state', 'export-state.json')).catch(() => null)).toBeNull();

@@ -717,54 +717,48 @@ describe('disagreements with fixtures/hand/README.md', () => {
 
   // D1, real data: the rejected Bash turn of bash-permission-dialog ends with the interrupt at
   // 04:11:55.295; the /exit block typed later (04:11:56.023–.024) stretches it.
-  it(
-    'D1 real 2.1.29 bash-permission-dialog: the interrupted turn ends at the interrupt',
-    async () => {
-      const m = await model(REAL('bash-permission-dialog'));
-      expect(m.turns[0]?.endTime).toBe(Date.parse('2026-02-01T04:11:55.295Z'));
-    },
-  );
+  it('D1 real 2.1.29 bash-permission-dialog: the interrupted turn ends at the interrupt', async () => {
+    const m = await model(REAL('bash-permission-dialog'));
+    expect(m.turns[0]?.endTime).toBe(Date.parse('2026-02-01T04:11:55.295Z'));
+  });
 
   // D1, consequence for the lead decision "a call with no result in an interrupted turn ends when
   // the turn ended (the interrupt marker)": closeAbandoned() uses turn.endTime, so a /exit typed
   // after the interrupt moves the cut-off call's end to the /exit. Built in a temp dir from the
   // interrupt case's turn 1 (lines 1–5) plus the real 2.1.29 /exit block (caveat, echo, output)
   // chained to the interrupt marker and stamped 13:01:00.
-  it(
-    'D1 interrupt + later /exit: the cut-off Bash still ends at the interrupt, 13:00:14.300',
-    async () => {
-      const src = readFileSync(
-        join(HAND, 'interrupt/48c4c7a8-a663-4966-93e9-e84e5d481589.jsonl'),
-        'utf8',
-      )
-        .split('\n')
-        .slice(0, 5);
-      const exit = readFileSync(REAL('bash-permission-dialog'), 'utf8').split('\n').slice(7, 10);
-      let parent = '85bc9873-236b-4ee7-bb1e-883e972f3174';
-      const block = exit.map((text, i) => {
-        const rec = JSON.parse(text) as Record<string, unknown>;
-        rec.parentUuid = parent;
-        rec.sessionId = '48c4c7a8-a663-4966-93e9-e84e5d481589';
-        rec.timestamp = `2026-02-10T13:01:00.00${i}Z`;
-        parent = String(rec.uuid);
-        return JSON.stringify(rec);
+  it('D1 interrupt + later /exit: the cut-off Bash still ends at the interrupt, 13:00:14.300', async () => {
+    const src = readFileSync(
+      join(HAND, 'interrupt/48c4c7a8-a663-4966-93e9-e84e5d481589.jsonl'),
+      'utf8',
+    )
+      .split('\n')
+      .slice(0, 5);
+    const exit = readFileSync(REAL('bash-permission-dialog'), 'utf8').split('\n').slice(7, 10);
+    let parent = '85bc9873-236b-4ee7-bb1e-883e972f3174';
+    const block = exit.map((text, i) => {
+      const rec = JSON.parse(text) as Record<string, unknown>;
+      rec.parentUuid = parent;
+      rec.sessionId = '48c4c7a8-a663-4966-93e9-e84e5d481589';
+      rec.timestamp = `2026-02-10T13:01:00.00${i}Z`;
+      parent = String(rec.uuid);
+      return JSON.stringify(rec);
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'ccotel-golden-exit-'));
+    try {
+      const path = join(dir, '48c4c7a8-a663-4966-93e9-e84e5d481589.jsonl');
+      await writeFile(path, `${[...src, ...block].join('\n')}\n`);
+      const rows = await rowsOf(path);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        status: 'error',
+        endTime: Date.parse('2026-02-10T13:00:14.300Z'),
+        duration: 11350,
       });
-      const dir = await mkdtemp(join(tmpdir(), 'ccotel-golden-exit-'));
-      try {
-        const path = join(dir, '48c4c7a8-a663-4966-93e9-e84e5d481589.jsonl');
-        await writeFile(path, `${[...src, ...block].join('\n')}\n`);
-        const rows = await rowsOf(path);
-        expect(rows).toHaveLength(1);
-        expect(rows[0]).toMatchObject({
-          status: 'error',
-          endTime: Date.parse('2026-02-10T13:00:14.300Z'),
-          duration: 11350,
-        });
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
-    },
-  );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 
   // D2. README rules: acompact / aprompt_suggestion / Warmup files give "no tokens anywhere" and
   // §3 "belongs to no row and no agent". finish() gives each internal agent the turn running when
@@ -776,13 +770,10 @@ describe('disagreements with fixtures/hand/README.md', () => {
     expect([m.turns[0]?.tokens.input, m.turns[0]?.tokens.output]).toEqual([109134, 2905]);
   });
 
-  it(
-    'D2 v21-subagents-meta: the acompact file does not stretch the turn (turn_duration at 09:30:58.030)',
-    async () => {
-      const m = await model(casePath(meta));
-      endsWithin(m.turns[0]?.endTime ?? NaN, meta, '09:30:58.030');
-    },
-  );
+  it('D2 v21-subagents-meta: the acompact file does not stretch the turn (turn_duration at 09:30:58.030)', async () => {
+    const m = await model(casePath(meta));
+    endsWithin(m.turns[0]?.endTime ?? NaN, meta, '09:30:58.030');
+  });
 
   // D2, Warmup: stamped 09:14:41 before the first prompt, turnAt() falls back to turn 0 and adds
   // its 11823 / 24.
@@ -808,17 +799,14 @@ describe('disagreements with fixtures/hand/README.md', () => {
   // copy, whose embedded record has no `cwd`, so the label keeps the absolute path
   // "Read: /home/dev/projects/ledger-cli/src/commands/import.ts" (cwd of both files:
   // /home/dev/projects/ledger-cli).
-  it(
-    'D4 v21-agent-progress: the progress-copy Read label is relative to the cwd',
-    async () => {
-      const rows = await rowsOf(
-        join(HAND, 'v21-agent-progress/e4039782-67e5-43c9-8e73-35a01662e2ce.jsonl'),
-      );
-      expect(rowById(rows, 'toolu_01jL5cSFamt8TK45Lae4HLc4').label).toBe(
-        'Read: src/commands/import.ts',
-      );
-    },
-  );
+  it('D4 v21-agent-progress: the progress-copy Read label is relative to the cwd', async () => {
+    const rows = await rowsOf(
+      join(HAND, 'v21-agent-progress/e4039782-67e5-43c9-8e73-35a01662e2ce.jsonl'),
+    );
+    expect(rowById(rows, 'toolu_01jL5cSFamt8TK45Lae4HLc4').label).toBe(
+      'Read: src/commands/import.ts',
+    );
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -23,7 +23,15 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -33,11 +41,17 @@ afterAll(async () => {
 });
 
 function flatten(rows: WaterfallRow[], depth = 0): { id: string; depth: number; status: string }[] {
-  return rows.flatMap((r) => [{ id: r.id, depth, status: r.status }, ...flatten(r.children, depth + 1)]);
+  return rows.flatMap((r) => [
+    { id: r.id, depth, status: r.status },
+    ...flatten(r.children, depth + 1),
+  ]);
 }
 
 it('draws every row of the real session, nested and with errors marked', async () => {
-  if (!browser) throw new Error(`${CHROMIUM} not found: install it with "apt-get install chromium" (CI installs it)`);
+  if (!browser)
+    throw new Error(
+      `${CHROMIUM} not found: install it with "apt-get install chromium" (CI installs it)`,
+    );
   const json = await runCcotel(['show', FIXTURE, '--json']);
   const expected = flatten((JSON.parse(json.stdout) as { rows: WaterfallRow[] }).rows);
   const html = join(dir, 'real.html');
@@ -50,7 +64,11 @@ it('draws every row of the real session, nested and with errors marked', async (
   await page.goto(pathToFileURL(html).href);
   await page.getByRole('button', { name: /expand all/i }).click();
   const drawn = await page.$$eval('[data-row-id]', (els) =>
-    els.map((e) => ({ id: e.getAttribute('data-row-id') ?? '', depth: Number(e.getAttribute('data-depth')), status: e.getAttribute('data-status') ?? '' })),
+    els.map((e) => ({
+      id: e.getAttribute('data-row-id') ?? '',
+      depth: Number(e.getAttribute('data-depth')),
+      status: e.getAttribute('data-status') ?? '',
+    })),
   );
   const calls = drawn.filter((r) => r.id.startsWith('toolu_'));
   expect(calls.map((r) => r.id).sort()).toEqual(expected.map((r) => r.id).sort());

@@ -9,7 +9,15 @@ import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { runExport } from '../../src/app/export.js';
 import { countingSink } from '../../src/app/span-sink.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
-import { FIXTURES, differingRepeats, exportSpans, runDaemon, settingsFor, tempDirs, type Dirs } from './watch-harness.js';
+import {
+  FIXTURES,
+  differingRepeats,
+  exportSpans,
+  runDaemon,
+  settingsFor,
+  tempDirs,
+  type Dirs,
+} from './watch-harness.js';
 
 let dirs: Dirs;
 let receiver: OtlpReceiver;
@@ -28,13 +36,20 @@ describe('ccotel watch over every fixture', () => {
   it('--once --backfill delivers exactly the spans export builds', async () => {
     for (const group of ['hand', 'real-layout']) {
       for (const name of await readdir(join(FIXTURES, group))) {
-        await cp(join(FIXTURES, group, name), join(dirs.projects, `${group}-${name}`), { recursive: true, filter: (src) => !src.endsWith('.txt') && !src.endsWith('.md') });
+        await cp(join(FIXTURES, group, name), join(dirs.projects, `${group}-${name}`), {
+          recursive: true,
+          filter: (src) => !src.endsWith('.txt') && !src.endsWith('.md'),
+        });
       }
     }
     // fixtures/real also holds flattened copies of the real-layout sessions (same
     // prompt uuids, so same trace ids): leave those out, export counts them as duplicates.
-    const skip = /v2\.1\.29__(clear-command|compact-command|edit-permission-dialog|hook-stop)|sessions-index|\.md$|\.meta\.json$/;
-    await cp(join(FIXTURES, 'real'), join(dirs.projects, 'real'), { recursive: true, filter: (src) => !skip.test(src) });
+    const skip =
+      /v2\.1\.29__(clear-command|compact-command|edit-permission-dialog|hook-stop)|sessions-index|\.md$|\.meta\.json$/;
+    await cp(join(FIXTURES, 'real'), join(dirs.projects, 'real'), {
+      recursive: true,
+      filter: (src) => !skip.test(src),
+    });
 
     const settings = settingsFor(receiver, dirs);
     const run = await runDaemon(settings, { once: true, backfill: true });
@@ -42,15 +57,27 @@ describe('ccotel watch over every fixture', () => {
 
     const all = await exportSpans(dirs.projects, settings);
     // --once leaves open turns for the next run; everything else must have gone out.
-    const openTraces = new Set([...all.values()].filter((s) => s.parentSpanId === null && !s.complete).map((s) => s.traceId));
+    const openTraces = new Set(
+      [...all.values()].filter((s) => s.parentSpanId === null && !s.complete).map((s) => s.traceId),
+    );
     const expected = [...all.values()].filter((s) => !openTraces.has(s.traceId));
     const got = receiver.spans();
     expect(differingRepeats(got)).toEqual([]);
     const received = new Set(got.map((s) => s.spanId));
-    expect(expected.filter((s) => !received.has(s.spanId)).map((s) => `${s.name} ${s.traceId}`)).toEqual([]);
+    expect(
+      expected.filter((s) => !received.has(s.spanId)).map((s) => `${s.name} ${s.traceId}`),
+    ).toEqual([]);
     expect(got.filter((s) => !all.has(s.spanId)).map((s) => s.name)).toEqual([]);
 
-    const summary = await runExport({ paths: [], settings, prices: await loadPriceTable(), sink: countingSink(), since: null, force: false, readOnlyState: true });
+    const summary = await runExport({
+      paths: [],
+      settings,
+      prices: await loadPriceTable(),
+      sink: countingSink(),
+      since: null,
+      force: false,
+      readOnlyState: true,
+    });
     expect(summary.turnsDuplicate).toBe(0);
     expect(summary.turns - summary.turnsUnchanged).toBe(openTraces.size);
     expect(summary.spansSent).toBe(all.size - expected.length);

@@ -48,14 +48,17 @@ interface Rec {
   message?: { content?: unknown };
 }
 const parse = (line: string): Rec => JSON.parse(line) as Rec;
-const sessionIdOf = (lines: string[]): string => lines.map(parse).find((r) => r.sessionId !== undefined)?.sessionId ?? 'unknown';
+const sessionIdOf = (lines: string[]): string =>
+  lines.map(parse).find((r) => r.sessionId !== undefined)?.sessionId ?? 'unknown';
 const indexOf = (lines: string[], needle: string): number => {
   const i = lines.findIndex((l) => l.includes(needle));
   if (i < 0) throw new Error(`no line with ${needle}`);
   return i;
 };
-const resultIdAt = (lines: string[], i: number): string => /"tool_use_id":"([^"]+)"/.exec(lines[i] ?? '')?.[1] ?? '';
-const traceOfPrompt = (lines: string[], needle: string): string => traceIdFor(parse(lines[indexOf(lines, needle)] ?? '').uuid ?? '');
+const resultIdAt = (lines: string[], i: number): string =>
+  /"tool_use_id":"([^"]+)"/.exec(lines[i] ?? '')?.[1] ?? '';
+const traceOfPrompt = (lines: string[], needle: string): string =>
+  traceIdFor(parse(lines[indexOf(lines, needle)] ?? '').uuid ?? '');
 const countsById = (spans: DecodedSpan[]): Map<string, number> => {
   const m = new Map<string, number>();
   for (const s of spans) m.set(s.spanId, (m.get(s.spanId) ?? 0) + 1);
@@ -63,7 +66,15 @@ const countsById = (spans: DecodedSpan[]): Map<string, number> => {
 };
 
 async function exportNow(settings: ReturnType<typeof settingsFor>) {
-  return runExport({ paths: [], settings, prices: await loadPriceTable(), sink: countingSink(), since: null, force: false, readOnlyState: true });
+  return runExport({
+    paths: [],
+    settings,
+    prices: await loadPriceTable(),
+    sink: countingSink(),
+    since: null,
+    force: false,
+    readOnlyState: true,
+  });
 }
 
 describe('ccotel watch, first start', () => {
@@ -84,7 +95,9 @@ describe('ccotel watch, first start', () => {
     const liveTrace = traceOfPrompt(sub, 'create the beads');
     // Only spans of the turn in progress may have left: its first Bash call had returned.
     expect(receiver.spans().every((s) => s.traceId === liveTrace)).toBe(true);
-    expect(receiver.spans().map((s) => s.spanId)).toContain(toolSpanIdFor(resultIdAt(sub, firstBash)));
+    expect(receiver.spans().map((s) => s.spanId)).toContain(
+      toolSpanIdFor(resultIdAt(sub, firstBash)),
+    );
 
     await writeLines(subFile, sub.slice(firstBash + 1));
     const expected = await exportSpans(dirs.projects, settings);
@@ -131,8 +144,13 @@ describe('ccotel watch, files changing under it', () => {
     const turnEnd = indexOf(heavy, 'scrolling back in xterm.js');
     await writeLines(file, heavy.slice(0, turnEnd));
     const firstTrace = traceOfPrompt(heavy, 'start phoenix in background');
-    const firstTurn = [...(await exportSpans(dirs.projects, settings)).values()].filter((s) => s.traceId === firstTrace);
-    await waitForIds(receiver, firstTurn.map((s) => s.spanId));
+    const firstTurn = [...(await exportSpans(dirs.projects, settings)).values()].filter(
+      (s) => s.traceId === firstTrace,
+    );
+    await waitForIds(
+      receiver,
+      firstTurn.map((s) => s.spanId),
+    );
 
     // Truncated in place to a shorter prefix, then written again from there.
     const inode = (await stat(file)).ino;
@@ -166,7 +184,9 @@ describe('ccotel watch, files changing under it', () => {
     await unlink(file);
     await running.logs.waitFor((l) => l.msg.startsWith('session file deleted'));
     expect(await running.daemon.stop('test')).toBe(0);
-    const saved = JSON.parse(await readFile(join(dirs.state, 'watch-state.json'), 'utf8')) as { sessions: Record<string, unknown> };
+    const saved = JSON.parse(await readFile(join(dirs.state, 'watch-state.json'), 'utf8')) as {
+      sessions: Record<string, unknown>;
+    };
     expect(Object.keys(saved.sessions)).toEqual([]);
   });
 });
@@ -193,8 +213,12 @@ describe('ccotel watch, delivery', () => {
     const got = await waitForIds(receiver, expected, 20_000);
     expect(differingRepeats(got)).toEqual([]);
     await running.logs.waitFor((l) => l.msg.startsWith('collector reachable again'));
-    expect(running.logs.lines.filter((l) => l.msg.startsWith('collector unreachable'))).toHaveLength(1);
-    expect(running.logs.lines.filter((l) => l.msg.startsWith('collector reachable again'))).toHaveLength(1);
+    expect(
+      running.logs.lines.filter((l) => l.msg.startsWith('collector unreachable')),
+    ).toHaveLength(1);
+    expect(
+      running.logs.lines.filter((l) => l.msg.startsWith('collector reachable again')),
+    ).toHaveLength(1);
   });
 
   it('sends open work marked incomplete after the idle timeout, and its final form when it completes', async () => {
@@ -221,12 +245,16 @@ describe('ccotel watch, delivery', () => {
     await waitForIds(receiver, expected);
     await spansUntil(receiver, (spans) => {
       const last = lastById(spans);
-      return last.get(rootId)?.attributes['claude_code.incomplete'] === undefined && last.get(bashId)?.attributes['claude_code.incomplete'] === undefined;
+      return (
+        last.get(rootId)?.attributes['claude_code.incomplete'] === undefined &&
+        last.get(bashId)?.attributes['claude_code.incomplete'] === undefined
+      );
     });
     const firstSeen = new Map<string, DecodedSpan>();
     for (const s of receiver.spans()) if (!firstSeen.has(s.spanId)) firstSeen.set(s.spanId, s);
     // The only spans sent twice with different content are those first sent incomplete.
-    for (const id of differingRepeats(receiver.spans())) expect(firstSeen.get(id)?.attributes['claude_code.incomplete'], id).toBe(true);
+    for (const id of differingRepeats(receiver.spans()))
+      expect(firstSeen.get(id)?.attributes['claude_code.incomplete'], id).toBe(true);
   });
 
   it('resumes after a restart mid-turn without sending anything twice', async () => {
@@ -239,7 +267,9 @@ describe('ccotel watch, delivery', () => {
     await writeLines(file, heavy.slice(0, first + 3));
     await waitForIds(receiver, [toolSpanIdFor(resultIdAt(heavy, first))]);
     expect(await running.daemon.stop('restart')).toBe(0);
-    const saved = JSON.parse(await readFile(join(dirs.state, 'watch-state.json'), 'utf8')) as { sessions: Record<string, { live: boolean }> };
+    const saved = JSON.parse(await readFile(join(dirs.state, 'watch-state.json'), 'utf8')) as {
+      sessions: Record<string, { live: boolean }>;
+    };
     expect(saved.sessions[file]?.live).toBe(true);
     expect((await stat(join(dirs.state, 'watch-state.json'))).mode & 0o777).toBe(0o600);
 
@@ -262,7 +292,9 @@ describe('ccotel watch, delivery', () => {
     expect(await onceRun.daemon.done).toBe(0);
     const openRoot = turnSpanIdFor(parse(heavy[secondTurn] ?? '').uuid ?? '');
     const firstTrace = traceOfPrompt(heavy, 'start phoenix in background');
-    const firstTurn = [...(await exportSpans(dirs.projects, settings)).values()].filter((s) => s.traceId === firstTrace);
+    const firstTurn = [...(await exportSpans(dirs.projects, settings)).values()].filter(
+      (s) => s.traceId === firstTrace,
+    );
     const afterFirst = receiver.spans();
     for (const s of firstTurn) expect(afterFirst.map((x) => x.spanId)).toContain(s.spanId);
     expect(afterFirst.some((s) => s.spanId === openRoot)).toBe(false);
@@ -285,7 +317,11 @@ function lastById(spans: DecodedSpan[]): Map<string, DecodedSpan> {
 }
 
 /** Resolves once the received spans satisfy cond (checked on every delivery). */
-function spansUntil(rx: OtlpReceiver, cond: (spans: DecodedSpan[]) => boolean, timeoutMs = 15_000): Promise<void> {
+function spansUntil(
+  rx: OtlpReceiver,
+  cond: (spans: DecodedSpan[]) => boolean,
+  timeoutMs = 15_000,
+): Promise<void> {
   if (cond(rx.spans())) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

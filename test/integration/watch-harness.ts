@@ -16,8 +16,16 @@ import type { DecodedSpan } from '../support/otlp-decode.js';
 import type { OtlpReceiver } from '../support/otlp-receiver.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
-export const TOOL_HEAVY = join(FIXTURES, 'real', 'marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl');
-export const SUBAGENT = join(FIXTURES, 'real', 'marot_spotter__test_fixtures_transcripts__subagent.jsonl');
+export const TOOL_HEAVY = join(
+  FIXTURES,
+  'real',
+  'marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl',
+);
+export const SUBAGENT = join(
+  FIXTURES,
+  'real',
+  'marot_spotter__test_fixtures_transcripts__subagent.jsonl',
+);
 export const V21_META = join(FIXTURES, 'hand', 'v21-subagents-meta');
 export const V21_META_SID = 'bd8ec9a1-f803-45ed-9d7c-9ec7081ab44d';
 
@@ -37,11 +45,28 @@ export async function tempDirs(): Promise<Dirs> {
   const project = join(projects, '-home-dev-app');
   const state = join(base, 'state');
   await mkdir(project, { recursive: true });
-  return { base, projects, project, state, cleanup: () => rm(base, { recursive: true, force: true }) };
+  return {
+    base,
+    projects,
+    project,
+    state,
+    cleanup: () => rm(base, { recursive: true, force: true }),
+  };
 }
 
-export function settingsFor(receiver: OtlpReceiver, dirs: Dirs, extra: Partial<Settings> = {}): Settings {
-  return { ...DEFAULTS, endpoint: `${receiver.url}/v1/traces`, projectsDirs: [dirs.projects], stateDir: dirs.state, timeoutMs: 2000, ...extra };
+export function settingsFor(
+  receiver: OtlpReceiver,
+  dirs: Dirs,
+  extra: Partial<Settings> = {},
+): Settings {
+  return {
+    ...DEFAULTS,
+    endpoint: `${receiver.url}/v1/traces`,
+    projectsDirs: [dirs.projects],
+    stateDir: dirs.state,
+    timeoutMs: 2000,
+    ...extra,
+  };
 }
 
 export async function fixtureLines(file: string): Promise<string[]> {
@@ -115,7 +140,10 @@ export interface RunningDaemon {
   logs: LogCapture;
 }
 
-export async function runDaemon(settings: Settings, opts: Partial<WatchOptions> = {}): Promise<RunningDaemon> {
+export async function runDaemon(
+  settings: Settings,
+  opts: Partial<WatchOptions> = {},
+): Promise<RunningDaemon> {
   const logs = captureLogs();
   const log = createJsonLogger((line) => logs.write(line), 'debug');
   const daemon = await startWatch({
@@ -137,13 +165,17 @@ export async function exportSpans(dir: string, settings: Settings): Promise<Map<
   const prices = await loadPriceTable();
   const out = new Map<string, SpanData>();
   for (const files of await findSessions(dir)) {
-    const s = await sessionSpans(files, prices, { content: settings.content, maxAttributeBytes: settings.maxAttributeBytes });
+    const s = await sessionSpans(files, prices, {
+      content: settings.content,
+      maxAttributeBytes: settings.maxAttributeBytes,
+    });
     for (const turn of s.turns) for (const span of turn.spans) out.set(span.spanId, span);
   }
   return out;
 }
 
-const canonical = (span: DecodedSpan): string => JSON.stringify(span, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+const canonical = (span: DecodedSpan): string =>
+  JSON.stringify(span, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
 /** Span ids received more than once whose decoded content differs between copies. */
 export function differingRepeats(spans: DecodedSpan[]): string[] {
@@ -161,7 +193,11 @@ export function differingRepeats(spans: DecodedSpan[]): string[] {
 export const idsOf = (spans: DecodedSpan[]): Set<string> => new Set(spans.map((s) => s.spanId));
 
 /** Waits until every id in `ids` has been received. */
-export async function waitForIds(receiver: OtlpReceiver, ids: Iterable<string> | Map<string, SpanData>, timeoutMs = 15_000): Promise<DecodedSpan[]> {
+export async function waitForIds(
+  receiver: OtlpReceiver,
+  ids: Iterable<string> | Map<string, SpanData>,
+  timeoutMs = 15_000,
+): Promise<DecodedSpan[]> {
   const names = ids instanceof Map ? ids : null;
   const want = new Set(ids instanceof Map ? ids.keys() : ids);
   const have = (): boolean => {
@@ -175,8 +211,13 @@ export async function waitForIds(receiver: OtlpReceiver, ids: Iterable<string> |
       off();
       const got = idsOf(receiver.spans());
       const missing = [...want].filter((id) => !got.has(id));
-      const named = names === null ? '' : `: ${missing.map((id) => names.get(id)?.name ?? id).join(', ')}`;
-      reject(new Error(`waitForIds: ${missing.length}/${want.size} span ids missing after ${timeoutMs} ms${named}`));
+      const named =
+        names === null ? '' : `: ${missing.map((id) => names.get(id)?.name ?? id).join(', ')}`;
+      reject(
+        new Error(
+          `waitForIds: ${missing.length}/${want.size} span ids missing after ${timeoutMs} ms${named}`,
+        ),
+      );
     }, timeoutMs);
     const off = receiver.onSpans(() => {
       if (!have()) return;

@@ -85,9 +85,13 @@ describe('ccotel watch, live', () => {
     const before = performance.now();
     await writeLines(file, [lines[firstResult] ?? ''], 0);
     await waitForIds(receiver, [toolSpanIdFor(bashId)]);
-    const request = receiver.requests().find((r) => r.spans.some((s) => s.spanId === toolSpanIdFor(bashId)));
+    const request = receiver
+      .requests()
+      .find((r) => r.spans.some((s) => s.spanId === toolSpanIdFor(bashId)));
     // Informational: the latency target is checked by the benchmark, not asserted here.
-    console.log(`tool_result append → span received: ${((request?.receivedAt ?? before) - before).toFixed(1)} ms`);
+    console.log(
+      `tool_result append → span received: ${((request?.receivedAt ?? before) - before).toFixed(1)} ms`,
+    );
     // The turn is still running: its root has not left.
     expect(receiver.spans().some((s) => s.spanId === rootId)).toBe(false);
 
@@ -157,19 +161,25 @@ describe('ccotel watch, live', () => {
 
     // Sidecars appear at spawn, then the agents write their lines, interleaved.
     await mkdir(liveSub, { recursive: true });
-    for (const a of ['a8b27d4e0c91f635d', 'a3f1c9e27b4d6a80e']) await copyFile(join(subDir, `agent-${a}.meta.json`), join(liveSub, `agent-${a}.meta.json`));
+    for (const a of ['a8b27d4e0c91f635d', 'a3f1c9e27b4d6a80e'])
+      await copyFile(join(subDir, `agent-${a}.meta.json`), join(liveSub, `agent-${a}.meta.json`));
     const a8 = agentLines.get('a8b27d4e0c91f635d') ?? [];
     const a3 = agentLines.get('a3f1c9e27b4d6a80e') ?? [];
     const a5 = agentLines.get('a5e09c3b7f2d14a68') ?? [];
     await writeLines(join(liveSub, 'agent-a8b27d4e0c91f635d.jsonl'), a8.slice(0, 3));
     // The reviewer's first tool call is over: its span leaves while the main turn is still running.
     const readId = /"tool_use_id":"([^"]+)"/.exec(a8[2] ?? '')?.[1] ?? '';
-    const readSpan = (await waitForIds(receiver, [toolSpanIdFor(readId)])).find((s) => s.spanId === toolSpanIdFor(readId));
+    const readSpan = (await waitForIds(receiver, [toolSpanIdFor(readId)])).find(
+      (s) => s.spanId === toolSpanIdFor(readId),
+    );
     expect(readSpan?.parentSpanId).toBe(agentSpanIdFor('a8b27d4e0c91f635d'));
     expect(readSpan?.attributes['claude_code.agent.type']).toBe('general-purpose');
 
     await writeLines(join(liveSub, 'agent-a3f1c9e27b4d6a80e.jsonl'), a3.slice(0, 5));
-    await copyFile(join(subDir, 'agent-a5e09c3b7f2d14a68.meta.json'), join(liveSub, 'agent-a5e09c3b7f2d14a68.meta.json'));
+    await copyFile(
+      join(subDir, 'agent-a5e09c3b7f2d14a68.meta.json'),
+      join(liveSub, 'agent-a5e09c3b7f2d14a68.meta.json'),
+    );
     await writeLines(join(liveSub, 'agent-a5e09c3b7f2d14a68.jsonl'), a5);
     await writeLines(join(liveSub, 'agent-a8b27d4e0c91f635d.jsonl'), a8.slice(3));
     await writeLines(file, main.slice(firstResult, firstResult + 1));
@@ -180,7 +190,8 @@ describe('ccotel watch, live', () => {
     const got = await waitForIds(receiver, expected);
     expect(differingRepeats(got)).toEqual([]);
     const byId = new Map(got.map((s) => [s.spanId, s]));
-    for (const [id, want] of expected) expect(byId.get(id)?.parentSpanId, want.name).toBe(want.parentSpanId ?? '');
+    for (const [id, want] of expected)
+      expect(byId.get(id)?.parentSpanId, want.name).toBe(want.parentSpanId ?? '');
     // The nested agent hangs under the Agent call its parent agent made.
     const nested = byId.get(agentSpanIdFor('a5e09c3b7f2d14a68'));
     expect(nested?.name).toBe('invoke_agent Explore');
@@ -202,16 +213,30 @@ describe('ccotel watch, live', () => {
     const main = await fixtureLines(join(dir, '780c4b16-a510-49fa-b2b2-bbd1c38dbe31.jsonl'));
     const explore = await fixtureLines(join(dir, 'agent-3f9c2a1b.jsonl'));
     // The start-up warm-up call is written before the session's own file exists.
-    await writeLines(join(dirs.project, 'agent-7d04e6c2.jsonl'), await fixtureLines(join(dir, 'agent-7d04e6c2.jsonl')));
+    await writeLines(
+      join(dirs.project, 'agent-7d04e6c2.jsonl'),
+      await fixtureLines(join(dir, 'agent-7d04e6c2.jsonl')),
+    );
     const result = lineWith(main, '"tool_result"');
-    await writeLines(join(dirs.project, '780c4b16-a510-49fa-b2b2-bbd1c38dbe31.jsonl'), main.slice(0, result));
+    await writeLines(
+      join(dirs.project, '780c4b16-a510-49fa-b2b2-bbd1c38dbe31.jsonl'),
+      main.slice(0, result),
+    );
     await writeLines(join(dirs.project, 'agent-3f9c2a1b.jsonl'), explore);
-    await writeLines(join(dirs.project, '780c4b16-a510-49fa-b2b2-bbd1c38dbe31.jsonl'), main.slice(result));
+    await writeLines(
+      join(dirs.project, '780c4b16-a510-49fa-b2b2-bbd1c38dbe31.jsonl'),
+      main.slice(result),
+    );
     const expected = await exportSpans(dirs.projects, settings);
     const got = await waitForIds(receiver, expected);
     const byId = new Map(got.map((s) => [s.spanId, s]));
-    for (const [id, want] of expected) expect(byId.get(id)?.parentSpanId, want.name).toBe(want.parentSpanId ?? '');
-    expect([...byId.values()].filter((s) => s.parentSpanId === agentSpanIdFor('3f9c2a1b')).map((s) => s.name)).toContain('execute_tool Glob');
+    for (const [id, want] of expected)
+      expect(byId.get(id)?.parentSpanId, want.name).toBe(want.parentSpanId ?? '');
+    expect(
+      [...byId.values()]
+        .filter((s) => s.parentSpanId === agentSpanIdFor('3f9c2a1b'))
+        .map((s) => s.name),
+    ).toContain('execute_tool Glob');
     await running.daemon.settled();
     expect((await exportAfterwards(settings)).spansSent).toBe(0);
   });

@@ -46,9 +46,27 @@ interface Proc {
 }
 
 function startWatchProcess(dirs: Dirs, receiver: OtlpReceiver): Proc {
-  const args = ['--endpoint', receiver.url, '--projects-dir', dirs.projects, '--state-dir', dirs.state, '--log-level', 'debug', '--timeout', '2000'];
-  const env = { PATH: process.env.PATH ?? '', HOME: dirs.base, XDG_CONFIG_HOME: join(dirs.base, 'config') };
-  const child = spawn(process.execPath, command(args), { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const args = [
+    '--endpoint',
+    receiver.url,
+    '--projects-dir',
+    dirs.projects,
+    '--state-dir',
+    dirs.state,
+    '--log-level',
+    'debug',
+    '--timeout',
+    '2000',
+  ];
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: dirs.base,
+    XDG_CONFIG_HOME: join(dirs.base, 'config'),
+  };
+  const child = spawn(process.execPath, command(args), {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const logs = captureLogs();
   let partial = '';
   child.stderr?.setEncoding('utf8');
@@ -58,12 +76,16 @@ function startWatchProcess(dirs: Dirs, receiver: OtlpReceiver): Proc {
     partial = text.slice(cut + 1);
     if (cut >= 0) logs.write(text.slice(0, cut + 1));
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, logs, exited };
 }
 
-const sessionIdOf = (lines: string[]): string => (JSON.parse(lines[1] ?? '{}') as { sessionId: string }).sessionId;
-const indexOf = (lines: string[], needle: string): number => lines.findIndex((l) => l.includes(needle));
+const sessionIdOf = (lines: string[]): string =>
+  (JSON.parse(lines[1] ?? '{}') as { sessionId: string }).sessionId;
+const indexOf = (lines: string[], needle: string): number =>
+  lines.findIndex((l) => l.includes(needle));
 
 let dirs: Dirs;
 let receiver: OtlpReceiver;
@@ -78,7 +100,8 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  for (const p of procs)
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
   await Promise.all(procs.map((p) => p.exited));
   await receiver.stop();
   await dirs.cleanup();
@@ -104,7 +127,10 @@ describe('ccotel watch as a process', () => {
     const tookMs = Date.now() - signalledAt;
     expect(code).toBe(0);
     expect(tookMs).toBeLessThan(5000);
-    const rootId = turnSpanIdFor((JSON.parse(heavy[indexOf(heavy, 'start phoenix in background')] ?? '{}') as { uuid: string }).uuid);
+    const rootId = turnSpanIdFor(
+      (JSON.parse(heavy[indexOf(heavy, 'start phoenix in background')] ?? '{}') as { uuid: string })
+        .uuid,
+    );
     expect(receiver.spans().map((s) => s.spanId)).toContain(rootId);
     expect(proc.logs.lines.some((l) => l.msg === 'stopped')).toBe(true);
     const info = await stat(join(dirs.state, 'watch-state.json'));

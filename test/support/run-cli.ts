@@ -7,7 +7,11 @@ export interface CliRun {
   stderr: string;
 }
 
-export async function runCcotel(argv: string[], env: NodeJS.ProcessEnv = {}, stop?: Promise<string>): Promise<CliRun> {
+export async function runCcotel(
+  argv: string[],
+  env: NodeJS.ProcessEnv = {},
+  stop?: Promise<string>,
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {

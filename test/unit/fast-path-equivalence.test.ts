@@ -14,28 +14,62 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findSessions, type SessionFiles } from '../../src/adapters/session-files.js';
-import { assembleRequest, encodeSpanFields, encodeSpans, encodeSpansWithSdk } from '../../src/adapters/otlp-encode.js';
+import {
+  assembleRequest,
+  encodeSpanFields,
+  encodeSpans,
+  encodeSpansWithSdk,
+} from '../../src/adapters/otlp-encode.js';
 import { buildResource } from '../../src/adapters/resource.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { parseAgentMeta } from '../../src/core/agent-meta.js';
 import { finish } from '../../src/core/assemble.js';
 import { parseRecord } from '../../src/core/parse-record.js';
 import type { PriceTable } from '../../src/core/pricing.js';
-import { addAgentMeta, createSessionState, registerAgentFile, step, type SessionState } from '../../src/core/session-state.js';
-import type { AttributeValue, ContentMode, SpanData, SpanOptions } from '../../src/core/span-data.js';
-import { mapSessionSpans, type EncodedSession, type SlimSessionSpans } from '../../src/app/session-spans-pool.js';
-import { sessionSpans, spansOfModel, textLimitFor, type TurnSpans } from '../../src/app/session-spans.js';
+import {
+  addAgentMeta,
+  createSessionState,
+  registerAgentFile,
+  step,
+  type SessionState,
+} from '../../src/core/session-state.js';
+import type {
+  AttributeValue,
+  ContentMode,
+  SpanData,
+  SpanOptions,
+} from '../../src/core/span-data.js';
+import {
+  mapSessionSpans,
+  type EncodedSession,
+  type SlimSessionSpans,
+} from '../../src/app/session-spans-pool.js';
+import {
+  sessionSpans,
+  spansOfModel,
+  textLimitFor,
+  type TurnSpans,
+} from '../../src/app/session-spans.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixturesDir = join(repoRoot, 'fixtures');
 const MODES: ContentMode[] = ['none', 'labels', 'full'];
-const resource = buildResource({ serviceName: 'claude-code', attributes: { 'host.name': 'bench', 'deployment.environment': 'tést ✓', 'service.instance.id': 'x'.repeat(300) } });
+const resource = buildResource({
+  serviceName: 'claude-code',
+  attributes: {
+    'host.name': 'bench',
+    'deployment.environment': 'tést ✓',
+    'service.instance.id': 'x'.repeat(300),
+  },
+});
 
 /** Every directory under fixtures/ holding transcripts directly: each is a project dir. */
 function transcriptDirs(dir: string): string[] {
   const names = readdirSync(dir);
   const here = names.some((n) => n.endsWith('.jsonl')) ? [dir] : [];
-  const below = names.filter((n) => statSync(join(dir, n)).isDirectory() && n !== 'subagents').flatMap((n) => transcriptDirs(join(dir, n)));
+  const below = names
+    .filter((n) => statSync(join(dir, n)).isDirectory() && n !== 'subagents')
+    .flatMap((n) => transcriptDirs(join(dir, n)));
   return [...here, ...below];
 }
 
@@ -53,7 +87,12 @@ beforeAll(async () => {
 
 // ---- the plain path ----
 
-function feedPlain(state: SessionState, file: string, agentId: string | null, textLimit: number): boolean {
+function feedPlain(
+  state: SessionState,
+  file: string,
+  agentId: string | null,
+  textLimit: number,
+): boolean {
   const parts = readFileSync(file, 'utf8').split('\n');
   // What follows the last newline is still being written: not consumed.
   const tail = parts.pop() ?? '';
@@ -65,7 +104,10 @@ function feedPlain(state: SessionState, file: string, agentId: string | null, te
   return tail.length > 0;
 }
 
-function loadPlain(files: SessionFiles, textLimit: number): { state: SessionState; unterminated: string[] } {
+function loadPlain(
+  files: SessionFiles,
+  textLimit: number,
+): { state: SessionState; unterminated: string[] } {
   const state = createSessionState(files.sessionId, files.mainFile);
   const readSidecar = (file: string): string | null => {
     try {
@@ -77,13 +119,15 @@ function loadPlain(files: SessionFiles, textLimit: number): { state: SessionStat
   for (const meta of files.metaFiles) {
     const text = readSidecar(meta);
     const parsed = text === null ? null : parseAgentMeta(meta, text);
-    if (parsed === null) state.warnings.push({ file: meta, line: 1, reason: 'unreadable agent meta file' });
+    if (parsed === null)
+      state.warnings.push({ file: meta, line: 1, reason: 'unreadable agent meta file' });
     else addAgentMeta(state, parsed);
   }
   for (const agent of files.agentFiles) registerAgentFile(state, agent.agentId, agent.file);
   const unterminated: string[] = [];
   if (feedPlain(state, files.mainFile, null, textLimit)) unterminated.push(files.mainFile);
-  for (const agent of files.agentFiles) if (feedPlain(state, agent.file, agent.agentId, textLimit)) unterminated.push(agent.file);
+  for (const agent of files.agentFiles)
+    if (feedPlain(state, agent.file, agent.agentId, textLimit)) unterminated.push(agent.file);
   return { state, unterminated };
 }
 
@@ -94,7 +138,8 @@ function plainSession(files: SessionFiles, options: SpanOptions) {
 }
 
 const allSpans = (turns: TurnSpans[]): SpanData[] => turns.flatMap((t) => t.spans);
-const sdkBytes = (spans: SpanData[]): Buffer => Buffer.from(encodeSpansWithSdk(spans, resource, 'http/protobuf'));
+const sdkBytes = (spans: SpanData[]): Buffer =>
+  Buffer.from(encodeSpansWithSdk(spans, resource, 'http/protobuf'));
 
 /** Requests of at most `size` spans cut across turns, as export batches them, from span fields. */
 function assembledBatches(turns: TurnSpans[], size: number): Buffer[] {
@@ -102,7 +147,11 @@ function assembledBatches(turns: TurnSpans[], size: number): Buffer[] {
   const encoded = encodeSpanFields(spans);
   const out: Buffer[] = [];
   for (let from = 0; from < spans.length; from += size) {
-    out.push(Buffer.from(assembleRequest([{ encoded, from, to: Math.min(spans.length, from + size) }], resource)));
+    out.push(
+      Buffer.from(
+        assembleRequest([{ encoded, from, to: Math.min(spans.length, from + size) }], resource),
+      ),
+    );
   }
   return out;
 }
@@ -129,13 +178,19 @@ describe('shipped conversion path = plain path, on every fixture', () => {
         const spans = allSpans(shipped.turns);
         spanCount += spans.length;
         const reference = sdkBytes(allSpans(plain.turns));
-        expect(Buffer.from(encodeSpans(spans, resource, 'http/protobuf')).equals(reference), `${where}: one request`).toBe(true);
+        expect(
+          Buffer.from(encodeSpans(spans, resource, 'http/protobuf')).equals(reference),
+          `${where}: one request`,
+        ).toBe(true);
         // Cut across turns into small requests, from span fields (the worker pool's route).
         const expected: Buffer[] = [];
-        for (let from = 0; from < spans.length; from += 7) expected.push(sdkBytes(allSpans(plain.turns).slice(from, from + 7)));
+        for (let from = 0; from < spans.length; from += 7)
+          expected.push(sdkBytes(allSpans(plain.turns).slice(from, from + 7)));
         const assembled = assembledBatches(shipped.turns, 7);
         expect(assembled.length, where).toBe(expected.length);
-        assembled.forEach((bytes, i) => expect(bytes.equals(expected[i] as Buffer), `${where}: batch ${i}`).toBe(true));
+        assembled.forEach((bytes, i) =>
+          expect(bytes.equals(expected[i] as Buffer), `${where}: batch ${i}`).toBe(true),
+        );
       }
       expect(spanCount).toBeGreaterThan(500);
     });
@@ -143,12 +198,20 @@ describe('shipped conversion path = plain path, on every fixture', () => {
 
   it('http/json is the SDK serializer as before', async () => {
     const files = sessions.find((s) => s.agentFiles.length > 0) as SessionFiles;
-    const spans = allSpans((await sessionSpans(files, prices, { content: 'labels', maxAttributeBytes: 2048 })).turns);
-    expect(Buffer.from(encodeSpans(spans, resource, 'http/json')).equals(Buffer.from(encodeSpansWithSdk(spans, resource, 'http/json')))).toBe(true);
+    const spans = allSpans(
+      (await sessionSpans(files, prices, { content: 'labels', maxAttributeBytes: 2048 })).turns,
+    );
+    expect(
+      Buffer.from(encodeSpans(spans, resource, 'http/json')).equals(
+        Buffer.from(encodeSpansWithSdk(spans, resource, 'http/json')),
+      ),
+    ).toBe(true);
   });
 
   it('no spans, no bytes (as the SDK)', () => {
-    expect(encodeSpans([], resource, 'http/protobuf')).toEqual(encodeSpansWithSdk([], resource, 'http/protobuf'));
+    expect(encodeSpans([], resource, 'http/protobuf')).toEqual(
+      encodeSpansWithSdk([], resource, 'http/protobuf'),
+    );
     expect(assembleRequest([], resource).length).toBe(0);
   });
 });
@@ -156,18 +219,35 @@ describe('shipped conversion path = plain path, on every fixture', () => {
 // ---- the direct encoder on generated spans ----
 
 const hex = (n: number) => fc.stringMatching(new RegExp(`^[0-9a-f]{${n}}$`));
-const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary', maxLength: 300 }), fc.constant('x'.repeat(200)));
+const text = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme' }),
+  fc.string({ unit: 'binary', maxLength: 300 }),
+  fc.constant('x'.repeat(200)),
+);
 const attributeValue: fc.Arbitrary<AttributeValue> = fc.oneof(
   text,
   fc.boolean(),
   fc.integer(),
   fc.integer({ min: -(2 ** 53) + 1, max: 2 ** 53 - 1 }),
   fc.double(),
-  fc.constantFrom(2 ** 60, -(2 ** 62), 0.1, -0, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 32, 2 ** 32 - 1),
+  fc.constantFrom(
+    2 ** 60,
+    -(2 ** 62),
+    0.1,
+    -0,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    2 ** 32,
+    2 ** 32 - 1,
+  ),
   fc.array(text, { maxLength: 4 }),
 );
 const attributes = fc.dictionary(text, attributeValue, { maxKeys: 25 });
-const time = fc.oneof(fc.integer({ min: 0, max: 4_102_444_800_000 }), fc.double({ min: 0, max: 4_102_444_800_000, noNaN: true }));
+const time = fc.oneof(
+  fc.integer({ min: 0, max: 4_102_444_800_000 }),
+  fc.double({ min: 0, max: 4_102_444_800_000, noNaN: true }),
+);
 const span: fc.Arbitrary<SpanData> = fc.record({
   traceId: hex(32),
   spanId: hex(16),
@@ -179,7 +259,10 @@ const span: fc.Arbitrary<SpanData> = fc.record({
   attributes,
   status: fc.oneof(
     fc.record({ code: fc.constantFrom('UNSET' as const, 'OK' as const, 'ERROR' as const) }),
-    fc.record({ code: fc.constantFrom('UNSET' as const, 'OK' as const, 'ERROR' as const), message: text }),
+    fc.record({
+      code: fc.constantFrom('UNSET' as const, 'OK' as const, 'ERROR' as const),
+      message: text,
+    }),
   ),
   links: fc.array(fc.record({ traceId: hex(32), spanId: hex(16), attributes }), { maxLength: 2 }),
   complete: fc.boolean(),
@@ -190,7 +273,9 @@ describe('direct protobuf encoder = SDK serializer, on generated spans', () => {
   it('whole requests', () => {
     fc.assert(
       fc.property(fc.array(span, { maxLength: 12 }), (spans) => {
-        expect(Buffer.from(encodeSpans(spans, resource, 'http/protobuf')).equals(sdkBytes(spans))).toBe(true);
+        expect(
+          Buffer.from(encodeSpans(spans, resource, 'http/protobuf')).equals(sdkBytes(spans)),
+        ).toBe(true);
       }),
       { numRuns: 300 },
     );
@@ -201,7 +286,13 @@ describe('direct protobuf encoder = SDK serializer, on generated spans', () => {
       fc.property(fc.array(span, { minLength: 1, maxLength: 12 }), fc.nat(), (spans, cut) => {
         const encoded = encodeSpanFields(spans);
         const at = cut % (spans.length + 1);
-        const bytes = assembleRequest([{ encoded, from: 0, to: at }, { encoded, from: at, to: spans.length }], resource);
+        const bytes = assembleRequest(
+          [
+            { encoded, from: 0, to: at },
+            { encoded, from: at, to: spans.length },
+          ],
+          resource,
+        );
         expect(Buffer.from(bytes).equals(sdkBytes(spans))).toBe(true);
       }),
       { numRuns: 200 },
@@ -223,29 +314,57 @@ describe('session-spans-pool = plain path', () => {
   // Against dist's own sequential path: dist may lag the sources when tests run without a build,
   // and the sources' sequential path is held equal to the plain one above.
   const distPool = join(repoRoot, 'dist', 'app', 'session-spans-pool.js');
-  it.skipIf(!existsSync(distPool))('on two worker threads (dist): spans in input order, requests byte-identical', async () => {
-    const dist = (path: string): Promise<unknown> => import(pathToFileURL(join(repoRoot, 'dist', path)).href);
-    const pool = (await dist('app/session-spans-pool.js')) as {
-      mapSessionSpans: typeof mapSessionSpans;
-      mapEncodedSessions: (s: SessionFiles[], p: PriceTable, o: SpanOptions, pool: { workers: number }) => AsyncGenerator<EncodedSession>;
-    };
-    const { sessionSpans: sequential } = (await dist('app/session-spans.js')) as { sessionSpans: typeof sessionSpans };
-    const encode = (await dist('adapters/otlp-encode.js')) as { assembleRequest: typeof assembleRequest; encodeSpansWithSdk: typeof encodeSpansWithSdk };
-    const reference = [];
-    for (const files of sessions) reference.push(await sequential(files, prices, options));
-    const slim: SlimSessionSpans[] = [];
-    for await (const s of pool.mapSessionSpans(sessions, prices, options, { workers: 2 })) slim.push(s);
-    expect(slim.map((s) => s.turns)).toEqual(reference.map((r) => r.turns));
-    expect(slim.map((s) => s.warnings)).toEqual(reference.map((r) => r.model.warnings));
+  it.skipIf(!existsSync(distPool))(
+    'on two worker threads (dist): spans in input order, requests byte-identical',
+    async () => {
+      const dist = (path: string): Promise<unknown> =>
+        import(pathToFileURL(join(repoRoot, 'dist', path)).href);
+      const pool = (await dist('app/session-spans-pool.js')) as {
+        mapSessionSpans: typeof mapSessionSpans;
+        mapEncodedSessions: (
+          s: SessionFiles[],
+          p: PriceTable,
+          o: SpanOptions,
+          pool: { workers: number },
+        ) => AsyncGenerator<EncodedSession>;
+      };
+      const { sessionSpans: sequential } = (await dist('app/session-spans.js')) as {
+        sessionSpans: typeof sessionSpans;
+      };
+      const encode = (await dist('adapters/otlp-encode.js')) as {
+        assembleRequest: typeof assembleRequest;
+        encodeSpansWithSdk: typeof encodeSpansWithSdk;
+      };
+      const reference = [];
+      for (const files of sessions) reference.push(await sequential(files, prices, options));
+      const slim: SlimSessionSpans[] = [];
+      for await (const s of pool.mapSessionSpans(sessions, prices, options, { workers: 2 }))
+        slim.push(s);
+      expect(slim.map((s) => s.turns)).toEqual(reference.map((r) => r.turns));
+      expect(slim.map((s) => s.warnings)).toEqual(reference.map((r) => r.model.warnings));
 
-    let i = 0;
-    for await (const session of pool.mapEncodedSessions(sessions, prices, options, { workers: 2 })) {
-      const expected = reference[i] as Awaited<ReturnType<typeof sessionSpans>>;
-      i += 1;
-      expect(session.turns.map((t) => [t.traceId, t.digest, t.startTime, t.to - t.from])).toEqual(expected.turns.map((t) => [t.traceId, t.digest, t.startTime, t.spans.length]));
-      const bytes = encode.assembleRequest([{ encoded: session.encoded, from: 0, to: session.encoded.ends.length }], resource);
-      expect(Buffer.from(bytes).equals(Buffer.from(encode.encodeSpansWithSdk(allSpans(expected.turns), resource, 'http/protobuf')))).toBe(true);
-    }
-    expect(i).toBe(sessions.length);
-  });
+      let i = 0;
+      for await (const session of pool.mapEncodedSessions(sessions, prices, options, {
+        workers: 2,
+      })) {
+        const expected = reference[i] as Awaited<ReturnType<typeof sessionSpans>>;
+        i += 1;
+        expect(session.turns.map((t) => [t.traceId, t.digest, t.startTime, t.to - t.from])).toEqual(
+          expected.turns.map((t) => [t.traceId, t.digest, t.startTime, t.spans.length]),
+        );
+        const bytes = encode.assembleRequest(
+          [{ encoded: session.encoded, from: 0, to: session.encoded.ends.length }],
+          resource,
+        );
+        expect(
+          Buffer.from(bytes).equals(
+            Buffer.from(
+              encode.encodeSpansWithSdk(allSpans(expected.turns), resource, 'http/protobuf'),
+            ),
+          ),
+        ).toBe(true);
+      }
+      expect(i).toBe(sessions.length);
+    },
+  );
 });

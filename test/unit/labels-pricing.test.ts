@@ -5,12 +5,18 @@ import prices from '../../config/pricing.json' with { type: 'json' };
 
 describe('labels', () => {
   it('start with the tool name and name the subject', () => {
-    expect(toolLabel('Bash', { command: 'npm test\n  --watch' }, '/p')).toBe('Bash: npm test --watch');
+    expect(toolLabel('Bash', { command: 'npm test\n  --watch' }, '/p')).toBe(
+      'Bash: npm test --watch',
+    );
     expect(toolLabel('Read', { file_path: '/p/src/auth.ts' }, '/p')).toBe('Read: src/auth.ts');
     expect(toolLabel('Read', { file_path: '/elsewhere/x.ts' }, '/p')).toBe('Read: /elsewhere/x.ts');
-    expect(toolLabel('Agent', { description: 'Map auth module', prompt: 'long' }, null)).toBe('Agent: Map auth module');
+    expect(toolLabel('Agent', { description: 'Map auth module', prompt: 'long' }, null)).toBe(
+      'Agent: Map auth module',
+    );
     expect(toolLabel('TodoWrite', { todos: [1, 2, 3] }, null)).toBe('TodoWrite: 3 todos');
-    expect(toolLabel('mcp__github__get_issue', { owner: 'me', number: 3 }, null)).toBe('mcp__github__get_issue: me');
+    expect(toolLabel('mcp__github__get_issue', { owner: 'me', number: 3 }, null)).toBe(
+      'mcp__github__get_issue: me',
+    );
     expect(toolLabel('ExitPlanMode', {}, null)).toBe('ExitPlanMode');
   });
 
@@ -19,11 +25,17 @@ describe('labels', () => {
     expect(label.length).toBeLessThanOrEqual(120);
     expect(label).toMatch(/^Bash: echo echo .*echo …$/);
     // A token longer than the room left is dropped whole, never cut in half.
-    expect(toolLabel('Bash', { command: `curl -H ${'A'.repeat(200)}` }, null)).toBe('Bash: curl -H …');
+    expect(toolLabel('Bash', { command: `curl -H ${'A'.repeat(200)}` }, null)).toBe(
+      'Bash: curl -H …',
+    );
   });
 
   it('name slash commands by their command', () => {
-    expect(promptLabel('<command-message>compact</command-message>\n<command-name>/compact</command-name>')).toBe('/compact');
+    expect(
+      promptLabel(
+        '<command-message>compact</command-message>\n<command-name>/compact</command-name>',
+      ),
+    ).toBe('/compact');
     expect(promptLabel(null)).toBe('(no prompt text)');
   });
 });
@@ -33,7 +45,9 @@ describe('pricing', () => {
 
   it('validates the bundled table and rejects bad ones with a reason', () => {
     expect(typeof table).toBe('object');
-    expect(validatePriceTable({ models: [{ match: 'x', input: -1 }] })).toMatch(/models\[0\]\.input/);
+    expect(validatePriceTable({ models: [{ match: 'x', input: -1 }] })).toMatch(
+      /models\[0\]\.input/,
+    );
     expect(validatePriceTable([])).toMatch(/models/);
   });
 
@@ -53,9 +67,18 @@ describe('pricing', () => {
   });
 
   it('costs a response from all five token kinds', () => {
-    const usage = { input: 1000, output: 2000, cacheRead: 100_000, cacheWrite: 10_000, cacheWrite1h: 4000 };
+    const usage = {
+      input: 1000,
+      output: 2000,
+      cacheRead: 100_000,
+      cacheWrite: 10_000,
+      cacheWrite1h: 4000,
+    };
     // sonnet: 1000*3 + 2000*15 + 100000*0.3 + 6000*3.75 + 4000*6, per million
-    expect(costOf(table, 'claude-sonnet-4-5', usage)).toBeCloseTo((3000 + 30000 + 30000 + 22500 + 24000) / 1e6, 9);
+    expect(costOf(table, 'claude-sonnet-4-5', usage)).toBeCloseTo(
+      (3000 + 30000 + 30000 + 22500 + 24000) / 1e6,
+      9,
+    );
     expect(costOf(table, 'unknown-model', usage)).toBeNull();
     expect(costOf(table, 'unknown-model', null)).toBe(0);
   });

@@ -21,7 +21,11 @@ describe('line splitter', () => {
   it('joins a multi-byte character split across chunks', () => {
     const s = createLineSplitter();
     const bytes = b('"é€😀"\n');
-    const lines = [...s.push(bytes.subarray(0, 2)), ...s.push(bytes.subarray(2, 5)), ...s.push(bytes.subarray(5))];
+    const lines = [
+      ...s.push(bytes.subarray(0, 2)),
+      ...s.push(bytes.subarray(2, 5)),
+      ...s.push(bytes.subarray(5)),
+    ];
     expect(lines.map((l) => l.text)).toEqual(['"é€😀"']);
   });
 
@@ -43,7 +47,8 @@ describe('line splitter', () => {
     const big = 'x'.repeat(5 * 1024 * 1024);
     const data = b(`{"t":"${big}"}\n`);
     const out = [];
-    for (let i = 0; i < data.length; i += 64 * 1024) out.push(...s.push(data.subarray(i, i + 64 * 1024)));
+    for (let i = 0; i < data.length; i += 64 * 1024)
+      out.push(...s.push(data.subarray(i, i + 64 * 1024)));
     expect(out).toHaveLength(1);
     expect(out[0]?.text.length).toBe(big.length + 8);
   });

@@ -12,7 +12,9 @@ describe('parseRecord', () => {
   it('reports invalid JSON and non-objects as malformed, and ignores other record types', () => {
     expect(parseRecord('{"type":')).toMatchObject({ kind: 'malformed' });
     expect(parseRecord('[1,2]')).toEqual({ kind: 'malformed', reason: 'not a JSON object' });
-    expect(parseRecord('{"type":"file-history-snapshot","snapshot":{}}')).toEqual({ kind: 'ignored' });
+    expect(parseRecord('{"type":"file-history-snapshot","snapshot":{}}')).toEqual({
+      kind: 'ignored',
+    });
     expect(parseRecord('{"type":"atis-latch"}')).toEqual({ kind: 'ignored' });
   });
 
@@ -21,7 +23,17 @@ describe('parseRecord', () => {
       type: 'user',
       uuid: 'u1',
       timestamp: '2026-01-01T00:00:01.500Z',
-      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'ok' }, { type: 'image' }], is_error: true }] },
+      message: {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_1',
+            content: [{ type: 'text', text: 'ok' }, { type: 'image' }],
+            is_error: true,
+          },
+        ],
+      },
       toolUseResult: 'User rejected tool use',
     });
     expect(u.isMeta).toBe(false);
@@ -39,29 +51,87 @@ describe('parseRecord', () => {
         id: 'msg_1',
         model: 'claude-opus-4-6',
         content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } }],
-        usage: { input_tokens: 3, output_tokens: 7, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, cache_creation: { ephemeral_1h_input_tokens: 20 } },
+        usage: {
+          input_tokens: 3,
+          output_tokens: 7,
+          cache_read_input_tokens: 100,
+          cache_creation_input_tokens: 20,
+          cache_creation: { ephemeral_1h_input_tokens: 20 },
+        },
       },
     });
-    expect(a.usage).toEqual({ input: 3, output: 7, cacheRead: 100, cacheWrite: 20, cacheWrite1h: 20 });
+    expect(a.usage).toEqual({
+      input: 3,
+      output: 7,
+      cacheRead: 100,
+      cacheWrite: 20,
+      cacheWrite1h: 20,
+    });
     expect(a.toolUses).toEqual([{ id: 'toolu_1', name: 'Bash', input: { command: 'ls' } }]);
-    const err = record<AssistantRecord>({ type: 'assistant', isApiErrorMessage: true, error: 'rate_limit', message: { id: 'x', model: '<synthetic>', content: [{ type: 'text', text: 'API Error' }], usage: { input_tokens: 0 } } });
+    const err = record<AssistantRecord>({
+      type: 'assistant',
+      isApiErrorMessage: true,
+      error: 'rate_limit',
+      message: {
+        id: 'x',
+        model: '<synthetic>',
+        content: [{ type: 'text', text: 'API Error' }],
+        usage: { input_tokens: 0 },
+      },
+    });
     expect(err.usage).toBeNull();
     expect(err.errorType).toBe('rate_limit');
   });
 
   it('reads wrong field types as missing instead of failing the line', () => {
-    const a = record<AssistantRecord>({ type: 'assistant', timestamp: 12, uuid: 5, message: { id: 7, content: 'text', usage: 'lots' } });
-    expect(a).toMatchObject({ timestamp: null, uuid: null, messageId: null, usage: null, toolUses: [] });
+    const a = record<AssistantRecord>({
+      type: 'assistant',
+      timestamp: 12,
+      uuid: 5,
+      message: { id: 7, content: 'text', usage: 'lots' },
+    });
+    expect(a).toMatchObject({
+      timestamp: null,
+      uuid: null,
+      messageId: null,
+      usage: null,
+      toolUses: [],
+    });
   });
 
   it('clips long text and long strings inside tool inputs', () => {
-    const a = record<AssistantRecord>({ type: 'assistant', message: { id: 'm', content: [{ type: 'tool_use', id: 't', name: 'Write', input: { file_path: 'a', content: 'word '.repeat(1000) } }] } }, 100);
+    const a = record<AssistantRecord>(
+      {
+        type: 'assistant',
+        message: {
+          id: 'm',
+          content: [
+            {
+              type: 'tool_use',
+              id: 't',
+              name: 'Write',
+              input: { file_path: 'a', content: 'word '.repeat(1000) },
+            },
+          ],
+        },
+      },
+      100,
+    );
     const clipped = a.toolUses[0]?.input.content as string;
     expect(clipped.length).toBeLessThanOrEqual(101);
     expect(clipped.endsWith(' …')).toBe(true);
     // A secret straddling the cut is dropped whole: no stub of it survives.
     const token = `ghp_${'a1B2'.repeat(9)}`;
-    const b = record<AssistantRecord>({ type: 'assistant', message: { id: 'm', content: [{ type: 'text', text: `${'x '.repeat(45)}token ${token} tail` }] } }, 100);
+    const b = record<AssistantRecord>(
+      {
+        type: 'assistant',
+        message: {
+          id: 'm',
+          content: [{ type: 'text', text: `${'x '.repeat(45)}token ${token} tail` }],
+        },
+      },
+      100,
+    );
     expect(b.text).toBe(`${'x '.repeat(45)}token …`);
   });
 
@@ -69,14 +139,35 @@ describe('parseRecord', () => {
     const p = record<ProgressRecord>({
       type: 'progress',
       parentToolUseID: 'toolu_task',
-      data: { type: 'agent_progress', agentId: 'a1', message: { type: 'assistant', uuid: 'c1', timestamp: '2026-01-01T00:00:00Z', message: { id: 'msg_c', content: [] } } },
+      data: {
+        type: 'agent_progress',
+        agentId: 'a1',
+        message: {
+          type: 'assistant',
+          uuid: 'c1',
+          timestamp: '2026-01-01T00:00:00Z',
+          message: { id: 'msg_c', content: [] },
+        },
+      },
     });
     expect(p.parentToolUseId).toBe('toolu_task');
-    expect(p.embedded).toMatchObject({ type: 'assistant', uuid: 'c1', agentId: 'a1', isSidechain: true, messageId: 'msg_c' });
+    expect(p.embedded).toMatchObject({
+      type: 'assistant',
+      uuid: 'c1',
+      agentId: 'a1',
+      isSidechain: true,
+      messageId: 'msg_c',
+    });
   });
 
   it('reads the tool_use id a task-notification joins', () => {
-    const u = record<UserRecord>({ type: 'user', message: { content: '<task-notification>\n<task-id>a</task-id>\n<tool-use-id>toolu_9</tool-use-id>\n</task-notification>' } });
+    const u = record<UserRecord>({
+      type: 'user',
+      message: {
+        content:
+          '<task-notification>\n<task-id>a</task-id>\n<tool-use-id>toolu_9</tool-use-id>\n</task-notification>',
+      },
+    });
     expect(u.notifiesToolUseId).toBe('toolu_9');
   });
 });

@@ -11,16 +11,28 @@ const env = (e: Record<string, string>): NodeJS.ProcessEnv => ({ HOME: '/home/x'
 describe('settings', () => {
   it('uses the OTel endpoint rules: generic gets /v1/traces, signal-specific is verbatim', () => {
     expect(loadConfig({}, env({})).settings.endpoint).toBe('http://localhost:4318/v1/traces');
-    expect(loadConfig({}, env({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' })).settings.endpoint).toBe('http://c:4318/v1/traces');
-    expect(loadConfig({}, env({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/custom' })).settings.endpoint).toBe('http://c:4318/custom');
+    expect(
+      loadConfig({}, env({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' })).settings.endpoint,
+    ).toBe('http://c:4318/v1/traces');
+    expect(
+      loadConfig({}, env({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/custom' })).settings
+        .endpoint,
+    ).toBe('http://c:4318/custom');
     expect(tracesUrl('http://a:1/v1/traces')).toBe('http://a:1/v1/traces');
   });
 
   it('ranks flag over env over file over default, and says where each came from', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ccotel-cfg-'));
     const file = join(dir, 'c.json');
-    await writeFile(file, JSON.stringify({ content: 'none', serviceName: 'from-file', protocol: 'http/json' }));
-    const { settings, sources } = loadConfig({ protocol: 'http/protobuf' }, env({ OTEL_SERVICE_NAME: 'from-env' }), file);
+    await writeFile(
+      file,
+      JSON.stringify({ content: 'none', serviceName: 'from-file', protocol: 'http/json' }),
+    );
+    const { settings, sources } = loadConfig(
+      { protocol: 'http/protobuf' },
+      env({ OTEL_SERVICE_NAME: 'from-env' }),
+      file,
+    );
     expect(settings.protocol).toBe('http/protobuf');
     expect(sources.protocol.source).toBe('flag');
     expect(settings.serviceName).toBe('from-env');
@@ -31,15 +43,26 @@ describe('settings', () => {
   });
 
   it('maps the GenAI content switch to full and merges OTLP headers', () => {
-    const { settings } = loadConfig({}, env({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=x%20y', OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'a=2' }));
+    const { settings } = loadConfig(
+      {},
+      env({
+        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+        OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=x%20y',
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'a=2',
+      }),
+    );
     expect(settings.content).toBe('full');
     expect(settings.headers).toEqual({ a: '2', b: 'x y' });
   });
 
   it('rejects bad values with the key named, as exit code 2', () => {
-    expect(() => loadConfig({ endpoint: 'not a url' }, env({}))).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining('endpoint') }));
+    expect(() => loadConfig({ endpoint: 'not a url' }, env({}))).toThrow(
+      expect.objectContaining({ exitCode: 2, message: expect.stringContaining('endpoint') }),
+    );
     expect(() => loadConfig({ protocol: 'grpc' }, env({}))).toThrow(/grpc is not supported/);
-    expect(() => loadConfig({}, env({ OTEL_EXPORTER_OTLP_HEADERS: 'novalue' }))).toThrow(/OTEL_EXPORTER_OTLP_HEADERS: expected key=value/);
+    expect(() => loadConfig({}, env({ OTEL_EXPORTER_OTLP_HEADERS: 'novalue' }))).toThrow(
+      /OTEL_EXPORTER_OTLP_HEADERS: expected key=value/,
+    );
   });
 
   it('rejects unknown keys and wrong types in a config file', async () => {
@@ -48,13 +71,21 @@ describe('settings', () => {
     await writeFile(bad, JSON.stringify({ endpiont: 'http://x' }));
     expect(() => loadConfig({}, env({}), bad)).toThrow(/unknown key 'endpiont'/);
     await writeFile(bad, JSON.stringify({ headers: { a: 1 } }));
-    expect(() => loadConfig({}, env({}), bad)).toThrow(/headers: must be an object of string values/);
+    expect(() => loadConfig({}, env({}), bad)).toThrow(
+      /headers: must be an object of string values/,
+    );
     await writeFile(bad, '{ nope');
     expect(() => loadConfig({}, env({}), bad)).toThrow(/not valid JSON/);
   });
 
   it('masks secret headers and URL passwords for display', () => {
-    const { settings } = loadConfig({ endpoint: 'https://u:pw@t:4318', headers: { Authorization: 'Bearer abc', 'X-Scope-OrgID': 'team' } }, env({}));
+    const { settings } = loadConfig(
+      {
+        endpoint: 'https://u:pw@t:4318',
+        headers: { Authorization: 'Bearer abc', 'X-Scope-OrgID': 'team' },
+      },
+      env({}),
+    );
     const masked = maskSecrets(settings);
     expect(JSON.stringify(masked)).not.toContain('abc');
     expect(masked.endpoint).not.toContain('pw');
@@ -63,7 +94,9 @@ describe('settings', () => {
 
   it('parses Retry-After as seconds or an HTTP date', () => {
     expect(parseRetryAfter('3')).toBe(3000);
-    expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:05 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(5000);
+    expect(
+      parseRetryAfter('Wed, 21 Oct 2015 07:28:05 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')),
+    ).toBe(5000);
     expect(parseRetryAfter('soon')).toBeNull();
     expect(parseRetryAfter(undefined)).toBeNull();
   });

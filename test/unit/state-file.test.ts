@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readStateFile, writeStateFile } from '../../src/adapters/state-file.js';
 
-const asObject = (v: unknown): { n: number } | null => (typeof v === 'object' && v !== null && typeof (v as { n?: unknown }).n === 'number' ? (v as { n: number }) : null);
+const asObject = (v: unknown): { n: number } | null =>
+  typeof v === 'object' && v !== null && typeof (v as { n?: unknown }).n === 'number'
+    ? (v as { n: number })
+    : null;
 
 describe('state file', () => {
   it('writes atomically with mode 0600 in a 0700 dir, and reads back', async () => {
@@ -27,6 +30,9 @@ describe('state file', () => {
     expect(read.kind).toBe('corrupt');
     expect((await readdir(dir)).some((f) => f.startsWith('s.json.corrupt-'))).toBe(true);
     await writeFile(path, '{"m":1}');
-    expect(await readStateFile(path, asObject)).toMatchObject({ kind: 'corrupt', reason: 'unexpected shape' });
+    expect(await readStateFile(path, asObject)).toMatchObject({
+      kind: 'corrupt',
+      reason: 'unexpected shape',
+    });
   });
 });

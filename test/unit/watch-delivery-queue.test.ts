@@ -20,7 +20,12 @@ const span = (id: string): SpanData => ({
   turnKey: 't',
 });
 
-const down: AttemptFailure = { retryable: true, status: 0, message: 'ECONNREFUSED', retryAfterMs: null };
+const down: AttemptFailure = {
+  retryable: true,
+  status: 0,
+  message: 'ECONNREFUSED',
+  retryAfterMs: null,
+};
 
 /** A queue over a fixed list of items with a scripted sink. */
 function setup(answers: ((policy: RetryPolicy) => SendResult)[], maxRetries = Infinity) {
@@ -37,7 +42,10 @@ function setup(answers: ((policy: RetryPolicy) => SendResult)[], maxRetries = In
         return Promise.resolve({ ...answer(policy), bytes: 0 });
       },
     }),
-    log: createJsonLogger((l) => logs.push(JSON.parse(l) as { level: string; msg: string }), 'debug'),
+    log: createJsonLogger(
+      (l) => logs.push(JSON.parse(l) as { level: string; msg: string }),
+      'debug',
+    ),
     maxRetries,
     maxBackoffMs: 10,
     lingerMs: 0,
@@ -68,7 +76,13 @@ describe('delivery queue', () => {
   });
 
   it('drops a batch the collector refuses as bad (400) and goes on', async () => {
-    const { queue, accepted, refused } = setup([() => ({ ok: false, attempts: 1, failure: { retryable: false, status: 400, message: 'HTTP 400', retryAfterMs: null } })]);
+    const { queue, accepted, refused } = setup([
+      () => ({
+        ok: false,
+        attempts: 1,
+        failure: { retryable: false, status: 400, message: 'HTTP 400', retryAfterMs: null },
+      }),
+    ]);
     queue.kick();
     await new Promise((r) => setTimeout(r, 5));
     await queue.whenIdle();
@@ -77,7 +91,10 @@ describe('delivery queue', () => {
   });
 
   it('with a finite budget (--once) gives the spans back and stops', async () => {
-    const { queue, accepted, returned } = setup([() => ({ ok: false, attempts: 6, failure: down })], 5);
+    const { queue, accepted, returned } = setup(
+      [() => ({ ok: false, attempts: 6, failure: down })],
+      5,
+    );
     queue.kick();
     await new Promise((r) => setTimeout(r, 5));
     await queue.whenIdle();

@@ -7,11 +7,33 @@ const P = `${ROOT}/-home-u-app`;
 
 describe('classifyPath', () => {
   it('knows every layout', () => {
-    expect(classifyPath(`${P}/s1.jsonl`, ROOT)).toEqual({ kind: 'main', sessionKey: `${P}/s1.jsonl`, sessionId: 's1' });
-    expect(classifyPath(`${P}/agent-3f9c.jsonl`, ROOT)).toEqual({ kind: 'flat-agent', projectDir: P, agentId: '3f9c' });
-    expect(classifyPath(`${P}/s1/subagents/agent-a1.jsonl`, ROOT)).toEqual({ kind: 'agent', sessionKey: `${P}/s1.jsonl`, sessionId: 's1', agentId: 'a1' });
-    expect(classifyPath(`${P}/s1/subagents/agent-a1.meta.json`, ROOT)).toEqual({ kind: 'meta', sessionKey: `${P}/s1.jsonl`, sessionId: 's1', agentId: 'a1' });
-    expect(classifyPath(`${P}/s1/subagents/workflows/wf_9/agent-a2.jsonl`, ROOT)).toMatchObject({ kind: 'agent', sessionId: 's1', agentId: 'a2' });
+    expect(classifyPath(`${P}/s1.jsonl`, ROOT)).toEqual({
+      kind: 'main',
+      sessionKey: `${P}/s1.jsonl`,
+      sessionId: 's1',
+    });
+    expect(classifyPath(`${P}/agent-3f9c.jsonl`, ROOT)).toEqual({
+      kind: 'flat-agent',
+      projectDir: P,
+      agentId: '3f9c',
+    });
+    expect(classifyPath(`${P}/s1/subagents/agent-a1.jsonl`, ROOT)).toEqual({
+      kind: 'agent',
+      sessionKey: `${P}/s1.jsonl`,
+      sessionId: 's1',
+      agentId: 'a1',
+    });
+    expect(classifyPath(`${P}/s1/subagents/agent-a1.meta.json`, ROOT)).toEqual({
+      kind: 'meta',
+      sessionKey: `${P}/s1.jsonl`,
+      sessionId: 's1',
+      agentId: 'a1',
+    });
+    expect(classifyPath(`${P}/s1/subagents/workflows/wf_9/agent-a2.jsonl`, ROOT)).toMatchObject({
+      kind: 'agent',
+      sessionId: 's1',
+      agentId: 'a2',
+    });
   });
 
   it('ignores what is not a transcript', () => {
@@ -26,9 +48,19 @@ describe('classifyPath', () => {
 describe('json logger', () => {
   it('writes one JSON object per line and filters by level', () => {
     const lines: string[] = [];
-    const log = createJsonLogger((l) => lines.push(l), 'info', () => new Date('2026-01-02T03:04:05.000Z'));
+    const log = createJsonLogger(
+      (l) => lines.push(l),
+      'info',
+      () => new Date('2026-01-02T03:04:05.000Z'),
+    );
     log.debug('hidden');
-    log.warn('collector unreachable', { error: new Error('ECONNREFUSED'), msg: 'cannot override', status: 0 });
-    expect(lines).toEqual(['{"time":"2026-01-02T03:04:05.000Z","level":"warn","msg":"collector unreachable","error":"ECONNREFUSED","status":0}\n']);
+    log.warn('collector unreachable', {
+      error: new Error('ECONNREFUSED'),
+      msg: 'cannot override',
+      status: 0,
+    });
+    expect(lines).toEqual([
+      '{"time":"2026-01-02T03:04:05.000Z","level":"warn","msg":"collector unreachable","error":"ECONNREFUSED","status":0}\n',
+    ]);
   });
 });

@@ -13,7 +13,10 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function readAll(tailer: ReturnType<typeof createFileTailer>, limit?: number): Promise<{ kind: string; lines: Line[] }> {
+async function readAll(
+  tailer: ReturnType<typeof createFileTailer>,
+  limit?: number,
+): Promise<{ kind: string; lines: Line[] }> {
   const lines: Line[] = [];
   const r = await tailer.read((ls) => lines.push(...ls), limit);
   return { kind: r.kind, lines };
@@ -61,6 +64,8 @@ describe('file tailer', () => {
   });
 
   it('reports a missing file', async () => {
-    expect(await createFileTailer(join(dir, 'nope.jsonl')).read(() => undefined)).toEqual({ kind: 'missing' });
+    expect(await createFileTailer(join(dir, 'nope.jsonl')).read(() => undefined)).toEqual({
+      kind: 'missing',
+    });
   });
 });

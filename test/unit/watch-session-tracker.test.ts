@@ -40,14 +40,31 @@ function records(): ExportRecords {
 }
 
 async function fixture(name: string): Promise<string[]> {
-  const [file] = (await import('node:fs/promises').then((fs) => fs.readdir(join(HAND, name)))).filter((f) => f.endsWith('.jsonl'));
-  return (await readFile(join(HAND, name, file ?? ''), 'utf8')).split('\n').filter((l) => l.trim() !== '');
+  const [file] = (
+    await import('node:fs/promises').then((fs) => fs.readdir(join(HAND, name)))
+  ).filter((f) => f.endsWith('.jsonl'));
+  return (await readFile(join(HAND, name, file ?? ''), 'utf8'))
+    .split('\n')
+    .filter((l) => l.trim() !== '');
 }
 
 async function tracker(settleMs = 100): Promise<{ t: SessionTracker; file: string }> {
   const file = join(dir, 'sess.jsonl');
   await writeFile(file, '');
-  const t = new SessionTracker(file, 'sess', { prices, spanOptions: { content: 'labels', maxAttributeBytes: 2048 }, parse: {}, settleMs, records: records(), log: silentLogger, now: () => clock }, { files: {}, skip: 0, baseline: null, live: true, turns: {} });
+  const t = new SessionTracker(
+    file,
+    'sess',
+    {
+      prices,
+      spanOptions: { content: 'labels', maxAttributeBytes: 2048 },
+      parse: {},
+      settleMs,
+      records: records(),
+      log: silentLogger,
+      now: () => clock,
+    },
+    { files: {}, skip: 0, baseline: null, live: true, turns: {} },
+  );
   await t.load();
   return { t, file };
 }
@@ -106,7 +123,11 @@ describe('session tracker', () => {
     const flushed = await feed(t, file, []);
     const bash = flushed.find((o) => o.span.name === 'execute_tool Bash');
     expect(bash?.span.complete).toBe(false);
-    expect(flushed.find((o) => o.span.name === 'invoke_agent Claude Code')?.span.attributes['claude_code.incomplete']).toBe(true);
+    expect(
+      flushed.find((o) => o.span.name === 'invoke_agent Claude Code')?.span.attributes[
+        'claude_code.incomplete'
+      ],
+    ).toBe(true);
     // Everything delivered matches what export would build now: recorded.
     expect(recorded.size).toBe(1);
 
@@ -117,7 +138,16 @@ describe('session tracker', () => {
       sessionId: 'sess',
       uuid: 'u-result',
       timestamp: '2026-02-26T14:12:00.000Z',
-      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: /"id":"(toolu_[^"]+)"/.exec(lines[lines.length - 1] ?? '')?.[1], content: 'ok' }] },
+      message: {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: /"id":"(toolu_[^"]+)"/.exec(lines[lines.length - 1] ?? '')?.[1],
+            content: 'ok',
+          },
+        ],
+      },
     });
     const resumed = await feed(t, file, [result]);
     expect(t.flushMode).toBe('normal');
@@ -131,7 +161,20 @@ describe('session tracker', () => {
     const file = join(dir, 'sess.jsonl');
     const history = `${lines.slice(0, 9).join('\n')}\n`;
     await writeFile(file, history + `${lines.slice(9).join('\n')}\n`);
-    const t = new SessionTracker(file, 'sess', { prices, spanOptions: { content: 'labels', maxAttributeBytes: 2048 }, parse: {}, settleMs: 0, records: records(), log: silentLogger, now: () => clock }, { files: {}, skip: 0, baseline: Buffer.byteLength(history), live: false, turns: {} });
+    const t = new SessionTracker(
+      file,
+      'sess',
+      {
+        prices,
+        spanOptions: { content: 'labels', maxAttributeBytes: 2048 },
+        parse: {},
+        settleMs: 0,
+        records: records(),
+        log: silentLogger,
+        now: () => clock,
+      },
+      { files: {}, skip: 0, baseline: Buffer.byteLength(history), live: false, turns: {} },
+    );
     await t.load();
     t.setFlush('final');
     t.recompute();

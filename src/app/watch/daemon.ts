@@ -23,7 +23,13 @@ import { classifyPath, isWatchedPath, sessionKeyOf } from './file-kind.js';
 import { SessionTracker, type Outgoing, type TrackerContext } from './session-tracker.js';
 import { scanProjects } from './startup-scan.js';
 import { createStateSaver } from './state-saver.js';
-import { loadWatchState, watchStatePath, type FileRecord, type SessionRecord, type WatchState } from './watch-state.js';
+import {
+  loadWatchState,
+  watchStatePath,
+  type FileRecord,
+  type SessionRecord,
+  type WatchState,
+} from './watch-state.js';
 
 export interface WatchOptions {
   settings: Settings;
@@ -78,7 +84,13 @@ interface Sent {
   out: Outgoing;
 }
 
-const newRecord = (): SessionRecord => ({ files: {}, skip: 0, baseline: null, live: true, turns: {} });
+const newRecord = (): SessionRecord => ({
+  files: {},
+  skip: 0,
+  baseline: null,
+  live: true,
+  turns: {},
+});
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /** Waits for work, but not past a deadline; the timer is cleared so it cannot hold the process open. */
@@ -97,7 +109,9 @@ const isUnder = (path: string, dir: string): boolean => path === dir || path.sta
 
 async function fileRecord(path: string): Promise<(FileRecord & { mtimeMs: number }) | null> {
   const info = await stat(path).catch(() => null);
-  return info === null || !info.isFile() ? null : { ino: info.ino, size: info.size, mtimeMs: info.mtimeMs };
+  return info === null || !info.isFile()
+    ? null
+    : { ino: info.ino, size: info.size, mtimeMs: info.mtimeMs };
 }
 
 export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
@@ -120,7 +134,11 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
 
   const saved = await loadWatchState(stateDir);
   if (saved.kind === 'corrupt') {
-    log.warn('watch state was unreadable; starting afresh', { file: watchStatePath(stateDir), reason: saved.reason, movedTo: saved.movedTo });
+    log.warn('watch state was unreadable; starting afresh', {
+      file: watchStatePath(stateDir),
+      reason: saved.reason,
+      movedTo: saved.movedTo,
+    });
   }
   const prior: WatchState | null = saved.kind === 'ok' ? saved.value : null;
   const firstStart = prior === null;
@@ -134,7 +152,8 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   // ---- persistence ---------------------------------------------------------
   const snapshot = (): WatchState => {
     const sessions: Record<string, SessionRecord> = {};
-    for (const entry of entries.values()) sessions[entry.key] = entry.tracker === null ? entry.record : entry.tracker.toRecord(true);
+    for (const entry of entries.values())
+      sessions[entry.key] = entry.tracker === null ? entry.record : entry.tracker.toRecord(true);
     return { version: 1, createdAt, sessions };
   };
   const saver = createStateSaver(stateDir, records, snapshot, log);
@@ -145,12 +164,15 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const run = (entry: SessionEntry, job: () => Promise<void> | void): Promise<void> => {
     entry.chain = entry.chain
       .then(job)
-      .catch((err: unknown) => log.error('session processing failed', { session: entry.sessionId, error: err }));
+      .catch((err: unknown) =>
+        log.error('session processing failed', { session: entry.sessionId, error: err }),
+      );
     return entry.chain;
   };
 
   const clearTimers = (entry: SessionEntry): void => {
-    for (const t of [entry.recomputeTimer, entry.wakeTimer, entry.idleTimer]) if (t !== null) clearTimeout(t);
+    for (const t of [entry.recomputeTimer, entry.wakeTimer, entry.idleTimer])
+      if (t !== null) clearTimeout(t);
     entry.recomputeTimer = null;
     entry.wakeTimer = null;
     entry.idleTimer = null;
@@ -159,7 +181,18 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const entryFor = (key: string, sessionId: string): SessionEntry => {
     let entry = entries.get(key);
     if (entry === undefined) {
-      entry = { key, sessionId, record: newRecord(), tracker: null, chain: Promise.resolve(), recomputeTimer: null, wakeTimer: null, idleTimer: null, lastCostMs: 0, lastRebuildAt: 0 };
+      entry = {
+        key,
+        sessionId,
+        record: newRecord(),
+        tracker: null,
+        chain: Promise.resolve(),
+        recomputeTimer: null,
+        wakeTimer: null,
+        idleTimer: null,
+        lastCostMs: 0,
+        lastRebuildAt: 0,
+      };
       entries.set(key, entry);
     }
     return entry;
@@ -208,19 +241,25 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     // A rebuild re-derives the whole session (~5 µs a record): in a huge session,
     // batch more lines per rebuild so that it never takes more than ~1/3 of the CPU.
     const spacing = 3 * entry.lastCostMs - (performance.now() - entry.lastRebuildAt);
-    entry.recomputeTimer = setTimeout(() => {
-      entry.recomputeTimer = null;
-      void run(entry, async () => {
-        await entry.tracker?.catchUp();
-        recomputeNow(entry);
-      });
-    }, Math.max(recomputeDelayMs, spacing));
+    entry.recomputeTimer = setTimeout(
+      () => {
+        entry.recomputeTimer = null;
+        void run(entry, async () => {
+          await entry.tracker?.catchUp();
+          recomputeNow(entry);
+        });
+      },
+      Math.max(recomputeDelayMs, spacing),
+    );
   };
 
   const idleFlush = (entry: SessionEntry): void => {
     const t = entry.tracker;
     if (t === null || stopping) return;
-    if (t.unfinished) log.info('session idle; sending its unfinished work marked incomplete', { session: entry.sessionId });
+    if (t.unfinished)
+      log.info('session idle; sending its unfinished work marked incomplete', {
+        session: entry.sessionId,
+      });
     t.setFlush('idle');
     recomputeNow(entry);
   };
@@ -250,7 +289,11 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
       if (entries.get(entry.key) !== entry || stopping) return;
       entry.tracker = tracker;
       if (once) tracker.setFlush('final');
-      const paths = [entry.key, ...Object.keys(entry.record.files), ...nested.agents.map((a) => a.file)];
+      const paths = [
+        entry.key,
+        ...Object.keys(entry.record.files),
+        ...nested.agents.map((a) => a.file),
+      ];
       const mtimes = await Promise.all(paths.map(async (p) => (await fileRecord(p))?.mtimeMs ?? 0));
       const quietFor = Date.now() - Math.max(0, ...mtimes);
       log.debug('session loaded', { session: entry.sessionId, quietForMs: Math.round(quietFor) });
@@ -290,7 +333,9 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   };
 
   // ---- delivery ------------------------------------------------------------
-  const groupByTracker = (items: Sent[]): Map<SessionTracker, { entry: SessionEntry; outs: Outgoing[] }> => {
+  const groupByTracker = (
+    items: Sent[],
+  ): Map<SessionTracker, { entry: SessionEntry; outs: Outgoing[] }> => {
     const groups = new Map<SessionTracker, { entry: SessionEntry; outs: Outgoing[] }>();
     for (const item of items) {
       let g = groups.get(item.tracker);
@@ -350,7 +395,9 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     if (ev.type === 'unlinkDir') {
       for (const entry of [...entries.values()]) {
         if (isUnder(entry.key, ev.path)) drop(entry);
-        else for (const path of Object.keys(entry.record.files)) if (isUnder(path, ev.path)) forgetFile(entry, path);
+        else
+          for (const path of Object.keys(entry.record.files))
+            if (isUnder(path, ev.path)) forgetFile(entry, path);
       }
       return;
     }
@@ -399,7 +446,9 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
       buffered.push(ev);
       return;
     }
-    handleEvent(ev).catch((err: unknown) => log.error('cannot process file event', { file: ev.path, error: err }));
+    handleEvent(ev).catch((err: unknown) =>
+      log.error('cannot process file event', { file: ev.path, error: err }),
+    );
   };
 
   let watcher: DirWatcher | null = null;
@@ -407,7 +456,10 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     watcher = await watchDirs(roots, {
       onEvent,
       onError: (err) => {
-        const hint = (err as NodeJS.ErrnoException).code === 'ENOSPC' ? 'inotify watch limit reached: raise fs.inotify.max_user_watches' : undefined;
+        const hint =
+          (err as NodeJS.ErrnoException).code === 'ENOSPC'
+            ? 'inotify watch limit reached: raise fs.inotify.max_user_watches'
+            : undefined;
         log.error('file watching failed', { error: err, hint });
       },
       wanted: (path, isDir) => {
@@ -433,12 +485,20 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     if (was === undefined && firstStart && !options.backfill) {
       // First start: what is there is history. Note where it ends; read it only if the session is in use.
       load = Date.now() - lastWrite < idleMs;
-      entry.record = { files: current, skip: 0, baseline: current[s.mainFile]?.size ?? 0, live: load, turns: {} };
+      entry.record = {
+        files: current,
+        skip: 0,
+        baseline: current[s.mainFile]?.size ?? 0,
+        live: load,
+        turns: {},
+      };
     } else if (was === undefined) {
       entry.record = { ...newRecord(), files: current };
       load = true;
     } else {
-      const changed = Object.entries(current).some(([p, f]) => was.files[p]?.ino !== f.ino || was.files[p]?.size !== f.size);
+      const changed = Object.entries(current).some(
+        ([p, f]) => was.files[p]?.ino !== f.ino || was.files[p]?.size !== f.size,
+      );
       // Files as they are now: a loaded session re-reads them all anyway, an unchanged one has these.
       entry.record = { ...was, files: current, turns: { ...was.turns } };
       if (options.backfill) {
@@ -500,7 +560,9 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
         continue;
       }
       await queue.whenIdle();
-      const outstanding = [...entries.values()].some((e) => e.tracker !== null && e.tracker.hasOutbox);
+      const outstanding = [...entries.values()].some(
+        (e) => e.tracker !== null && e.tracker.hasOutbox,
+      );
       const moreTimers = [...entries.values()].some((e) => e.recomputeTimer !== null);
       if ((!outstanding || queue.gaveUp || stopping) && !moreTimers && !queue.busy) return;
       if (outstanding) queue.kick();
@@ -556,7 +618,10 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
       await settledAll();
       await persist();
       const undelivered = [...entries.values()].reduce((n, e) => n + (e.tracker?.pending ?? 0), 0);
-      if (queue.gaveUp) log.error('could not deliver every span; they will be sent by the next run', { undeliveredSpans: undelivered });
+      if (queue.gaveUp)
+        log.error('could not deliver every span; they will be sent by the next run', {
+          undeliveredSpans: undelivered,
+        });
       resolveDone(queue.gaveUp ? 1 : 0);
     })();
   }

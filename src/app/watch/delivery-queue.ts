@@ -91,7 +91,9 @@ export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): Delive
       const result = await sink.send(batch.spans);
       if (result.ok) {
         if (outageSince !== null) {
-          log.info('collector reachable again; delivering held spans', { outageSeconds: Math.round((Date.now() - outageSince) / 1000) });
+          log.info('collector reachable again; delivering held spans', {
+            outageSeconds: Math.round((Date.now() - outageSince) / 1000),
+          });
           outageSince = null;
         }
         await options.onAccepted(batch.items);
@@ -100,7 +102,10 @@ export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): Delive
       const { failure } = result;
       if (controller.signal.aborted) return options.onReturned(batch.items);
       if (failure.status === 400 || failure.status === 413) {
-        log.error('collector refused spans; they will not be retried', { error: failure.message, spans: batch.spans.length });
+        log.error('collector refused spans; they will not be retried', {
+          error: failure.message,
+          spans: batch.spans.length,
+        });
         await options.onRefused(batch.items);
         return;
       }

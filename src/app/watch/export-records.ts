@@ -41,7 +41,8 @@ export async function openExportRecords(stateDir: string, log: Logger): Promise<
         known = new Map(Object.entries(current.state.turns));
       } catch (err) {
         // Keep them for the next attempt; newer records of the same trace win.
-        for (const [traceId, digest] of writing) if (!pending.has(traceId)) pending.set(traceId, digest);
+        for (const [traceId, digest] of writing)
+          if (!pending.has(traceId)) pending.set(traceId, digest);
         throw err;
       }
     },

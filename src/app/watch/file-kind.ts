@@ -15,13 +15,17 @@ export type FileKind =
 const AGENT_FILE = /^agent-(.+)\.jsonl$/;
 const META_FILE = /^agent-(.+)\.meta\.json$/;
 
-export const sessionKeyOf = (projectDir: string, sessionId: string): string => join(projectDir, `${sessionId}.jsonl`);
+export const sessionKeyOf = (projectDir: string, sessionId: string): string =>
+  join(projectDir, `${sessionId}.jsonl`);
 
 /** `root` is the projects dir the path was found under (or a project dir itself). */
 export function classifyPath(path: string, root: string): FileKind | null {
   const name = basename(path);
   const parts = path.split(sep);
-  const depth = path.slice(root.length).split(sep).filter((p) => p !== '').length;
+  const depth = path
+    .slice(root.length)
+    .split(sep)
+    .filter((p) => p !== '').length;
   const sub = parts.lastIndexOf('subagents');
   if (sub >= 2) {
     const sessionId = parts[sub - 1] ?? '';
@@ -50,7 +54,10 @@ const SKIPPED_DIRS = new Set(['tool-results', 'node_modules', '.git']);
  * sidecar files.
  */
 export function isWatchedPath(path: string, isDir: boolean | undefined, root: string): boolean {
-  const depth = path.slice(root.length).split(sep).filter((p) => p !== '').length;
+  const depth = path
+    .slice(root.length)
+    .split(sep)
+    .filter((p) => p !== '').length;
   const name = basename(path);
   if (isDir === true) return depth <= 5 && !SKIPPED_DIRS.has(name);
   if (isDir === false) return classifyPath(path, root) !== null;

@@ -65,12 +65,14 @@ export function readySpanIds(model: SessionModel, threads: Threads, turn: Turn):
     const r = model.responses.get(key);
     if (r === undefined) continue;
     const v = view(r.agentKey);
-    if (v.linked && (threads.doneResponses.has(key) || (r.agentKey !== null && v.done))) ready.add(chatSpanIdFor(key));
+    if (v.linked && (threads.doneResponses.has(key) || (r.agentKey !== null && v.done)))
+      ready.add(chatSpanIdFor(key));
   }
   for (const id of turn.toolIds) {
     const t = model.tools.get(id);
     if (t === undefined || t.endTime === null || !view(t.agentKey).linked) continue;
-    if (threads.asyncCalls.has(t.id) && t.spawnedAgentKey !== null && !view(t.spawnedAgentKey).done) continue;
+    if (threads.asyncCalls.has(t.id) && t.spawnedAgentKey !== null && !view(t.spawnedAgentKey).done)
+      continue;
     ready.add(toolSpanIdFor(id));
   }
   for (const key of turn.agentKeys) {
@@ -79,4 +81,3 @@ export function readySpanIds(model: SessionModel, threads: Threads, turn: Turn):
   }
   return ready;
 }
-

@@ -13,7 +13,13 @@ import { parseRecord, type ParseOptions } from '../../core/parse-record.js';
 import type { PriceTable } from '../../core/pricing.js';
 import { costSession, type SessionCosts } from '../../core/session-cost.js';
 import type { SessionModel } from '../../core/session-model.js';
-import { addAgentMeta, createSessionState, registerAgentFile, step, type SessionState } from '../../core/session-state.js';
+import {
+  addAgentMeta,
+  createSessionState,
+  registerAgentFile,
+  step,
+  type SessionState,
+} from '../../core/session-state.js';
 import type { SpanData, SpanOptions } from '../../core/span-data.js';
 import { traceIdFor } from '../../core/span-ids.js';
 import { buildTurnSpans } from '../../core/spans.js';
@@ -23,7 +29,14 @@ import { digestOf } from '../session-spans.js';
 import type { ExportRecords } from './export-records.js';
 import { readySpanIds, turnHolds } from './readiness.js';
 import { createThreads, observe, type Threads } from './threads.js';
-import { createBook, fullyDelivered, marksOf, spanDigest, verdict, type TurnBook } from './turn-book.js';
+import {
+  createBook,
+  fullyDelivered,
+  marksOf,
+  spanDigest,
+  verdict,
+  type TurnBook,
+} from './turn-book.js';
 import type { FileRecord, SessionRecord, SpanMark } from './watch-state.js';
 
 export interface TrackerContext {
@@ -140,7 +153,9 @@ export class SessionTracker {
       f.seen = null;
       await this.readMeta(f);
     }
-    for (const f of files) if (f.role === 'agent' && f.agentId !== null) registerAgentFile(this.state, f.agentId, f.path);
+    for (const f of files)
+      if (f.role === 'agent' && f.agentId !== null)
+        registerAgentFile(this.state, f.agentId, f.path);
     const main = this.files.get(this.key);
     if (main !== undefined) {
       main.tailer = createFileTailer(main.path);
@@ -169,7 +184,11 @@ export class SessionTracker {
     f.tailer ??= createFileTailer(path);
     const read = await f.tailer.read(this.feed(f));
     if (read.kind === 'reset') {
-      this.ctx.log.info('transcript shrank or was replaced; re-reading the session', { file: path, reason: read.reason, session: this.sessionId });
+      this.ctx.log.info('transcript shrank or was replaced; re-reading the session', {
+        file: path,
+        reason: read.reason,
+        session: this.sessionId,
+      });
       await this.load();
       this.touched();
       return true;
@@ -298,7 +317,13 @@ export class SessionTracker {
     return [...set].filter((i) => i >= 0 && i < turns.length).sort((a, b) => a - b);
   }
 
-  private openBook(traceId: string, index: number, spans: SpanData[], digests: string[], digest: string): TurnBook {
+  private openBook(
+    traceId: string,
+    index: number,
+    spans: SpanData[],
+    digests: string[],
+    digest: string,
+  ): TurnBook {
     const marks = this.savedMarks.get(traceId);
     this.savedMarks.delete(traceId);
     const book = createBook(traceId, index, marks);
@@ -308,14 +333,21 @@ export class SessionTracker {
     if (marks === undefined && recorded !== null && (recorded === digest || closed)) {
       // Delivered in full by an earlier run (or by `ccotel export`). If it changed
       // since, its final form is export's to resend, not ours.
-      spans.forEach((s, i) => book.delivered.set(s.spanId, { digest: digests[i] ?? '', complete: s.complete }));
+      spans.forEach((s, i) =>
+        book.delivered.set(s.spanId, { digest: digests[i] ?? '', complete: s.complete }),
+      );
       book.inherited = recorded !== digest;
     }
     this.books.set(traceId, book);
     return book;
   }
 
-  private rebuildTurn(model: SessionModel, index: number, costs: SessionCosts, now: number): boolean {
+  private rebuildTurn(
+    model: SessionModel,
+    index: number,
+    costs: SessionCosts,
+    now: number,
+  ): boolean {
     const turn = model.turns[index];
     if (turn === undefined) return false;
     const traceId = traceIdFor(turn.promptUuid);
@@ -340,9 +372,11 @@ export class SessionTracker {
     // the root waits until the closed turn stayed unchanged for settleMs.
     const since = book.closedSince ?? now;
     const settled = closed && (this.flush !== 'normal' || now - since >= this.ctx.settleMs);
-    if (closed && !settled) this.nextWake = Math.min(this.nextWake ?? Infinity, since + this.ctx.settleMs);
+    if (closed && !settled)
+      this.nextWake = Math.min(this.nextWake ?? Infinity, since + this.ctx.settleMs);
     book.final = settled && (this.flush === 'idle' || !turnHolds(model, this.threads, turn));
-    const ready = book.final || this.flush === 'idle' ? null : readySpanIds(model, this.threads, turn);
+    const ready =
+      book.final || this.flush === 'idle' ? null : readySpanIds(model, this.threads, turn);
 
     let queued = false;
     const ids = new Set<string>();
@@ -364,7 +398,10 @@ export class SessionTracker {
     // Spans that left this turn (an agent linked to a call of another turn).
     for (const id of [...book.queued]) if (!ids.has(id)) this.unqueue(book, id);
     if (book.conflicts.size > 0) {
-      this.ctx.log.debug('spans changed after they were sent; not resending them (a later `ccotel export` will)', { session: this.sessionId, traceId, spans: book.conflicts.size });
+      this.ctx.log.debug(
+        'spans changed after they were sent; not resending them (a later `ccotel export` will)',
+        { session: this.sessionId, traceId, spans: book.conflicts.size },
+      );
     }
     this.settleBook(book);
     return queued;
@@ -378,7 +415,12 @@ export class SessionTracker {
   /** Records a turn delivered in full; marks a final turn finished once nothing is left to send. */
   private settleBook(book: TurnBook): void {
     if (book.queued.size > 0 || book.inflight.size > 0) return;
-    if (book.conflicts.size === 0 && !book.inherited && book.recordedDigest !== book.digest && fullyDelivered(book)) {
+    if (
+      book.conflicts.size === 0 &&
+      !book.inherited &&
+      book.recordedDigest !== book.digest &&
+      fullyDelivered(book)
+    ) {
       this.ctx.records.record(book.traceId, book.digest);
       book.recordedDigest = book.digest;
     }
@@ -464,7 +506,8 @@ export class SessionTracker {
     const turns: Record<string, Record<string, SpanMark>> = {};
     for (const book of this.books.values()) {
       // Recorded in export-state with this content: nothing more to remember.
-      if (book.finished && book.recordedDigest === book.digest && book.conflicts.size === 0) continue;
+      if (book.finished && book.recordedDigest === book.digest && book.conflicts.size === 0)
+        continue;
       if (book.finished && book.inherited) continue;
       if (book.delivered.size > 0) turns[book.traceId] = marksOf(book);
     }

@@ -29,11 +29,17 @@ async function reportUnreadable(root: string, log: Logger, depth = 0): Promise<v
     names = await readdir(root, { withFileTypes: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? '';
-    if (DENIED.has(code)) log.warn('cannot read a directory; the sessions in it are not watched', { dir: root, error: code });
+    if (DENIED.has(code))
+      log.warn('cannot read a directory; the sessions in it are not watched', {
+        dir: root,
+        error: code,
+      });
     return;
   }
   if (depth >= 3) return;
-  for (const d of names) if (d.isDirectory() && d.name !== 'tool-results') await reportUnreadable(join(root, d.name), log, depth + 1);
+  for (const d of names)
+    if (d.isDirectory() && d.name !== 'tool-results')
+      await reportUnreadable(join(root, d.name), log, depth + 1);
 }
 
 export async function scanProjects(roots: string[], log: Logger): Promise<ScannedSession[]> {
@@ -61,7 +67,9 @@ export async function scanProjects(roots: string[], log: Logger): Promise<Scanne
         current[p] = { ino: info.ino, size: info.size };
         lastWrite = Math.max(lastWrite, info.mtimeMs);
       }
-      const flatAgents = files.agentFiles.filter((a) => dirname(a.file) === files.projectDir).map((a) => a.file);
+      const flatAgents = files.agentFiles
+        .filter((a) => dirname(a.file) === files.projectDir)
+        .map((a) => a.file);
       out.push({ files, current, lastWrite, flatAgents });
     }
   }

@@ -15,7 +15,12 @@ export interface StateSaver {
   cancelSoon(): void;
 }
 
-export function createStateSaver(stateDir: string, records: ExportRecords, snapshot: () => WatchState, log: Logger): StateSaver {
+export function createStateSaver(
+  stateDir: string,
+  records: ExportRecords,
+  snapshot: () => WatchState,
+  log: Logger,
+): StateSaver {
   let chain: Promise<void> = Promise.resolve();
   let queued: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;

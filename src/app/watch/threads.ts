@@ -29,7 +29,13 @@ export function responseKeyOf(rec: AssistantRecord): string | null {
 }
 
 export function createThreads(): Threads {
-  return { doneResponses: new Set(), asyncCalls: new Set(), last: new Map(), open: new Map(), seen: 0 };
+  return {
+    doneResponses: new Set(),
+    asyncCalls: new Set(),
+    last: new Map(),
+    open: new Map(),
+    seen: 0,
+  };
 }
 
 /**
@@ -57,8 +63,14 @@ export function observe(threads: Threads, entries: readonly Entry[]): void {
         threads.doneResponses.add(open);
         current.delete(agentKey);
       }
-      if (rec.resultAsyncLaunched) for (const r of rec.toolResults) threads.asyncCalls.add(r.toolUseId);
-    } else if (rec.type === 'system' && rec.subtype !== null && TURN_END_SUBTYPES.has(rec.subtype) && open !== undefined) {
+      if (rec.resultAsyncLaunched)
+        for (const r of rec.toolResults) threads.asyncCalls.add(r.toolUseId);
+    } else if (
+      rec.type === 'system' &&
+      rec.subtype !== null &&
+      TURN_END_SUBTYPES.has(rec.subtype) &&
+      open !== undefined
+    ) {
       threads.doneResponses.add(open);
       current.delete(agentKey);
     }
@@ -70,5 +82,11 @@ export function observe(threads: Threads, entries: readonly Entry[]): void {
 /** A thread that ended on a plain answer (no tool call pending): how an agent stops. */
 export function endedOnAnswer(threads: Threads, agentKey: AgentKey): boolean {
   const last = threads.last.get(agentKey);
-  return last !== undefined && last.type === 'assistant' && !last.isApiError && last.toolUses.length === 0 && last.model !== '<synthetic>';
+  return (
+    last !== undefined &&
+    last.type === 'assistant' &&
+    !last.isApiError &&
+    last.toolUses.length === 0 &&
+    last.model !== '<synthetic>'
+  );
 }

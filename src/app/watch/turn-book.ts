@@ -47,9 +47,14 @@ export function spanDigest(span: SpanData): string {
   return createHash('sha256').update(JSON.stringify(span)).digest('hex').slice(0, 16);
 }
 
-export function createBook(traceId: string, turnIndex: number, marks?: Record<string, SpanMark>): TurnBook {
+export function createBook(
+  traceId: string,
+  turnIndex: number,
+  marks?: Record<string, SpanMark>,
+): TurnBook {
   const delivered = new Map<string, Mark>();
-  for (const [spanId, [digest, complete]] of Object.entries(marks ?? {})) delivered.set(spanId, { digest, complete: complete === 1 });
+  for (const [spanId, [digest, complete]] of Object.entries(marks ?? {}))
+    delivered.set(spanId, { digest, complete: complete === 1 });
   return {
     traceId,
     turnIndex,
@@ -69,7 +74,12 @@ export function createBook(traceId: string, turnIndex: number, marks?: Record<st
   };
 }
 
-export function verdict(book: TurnBook, spanId: string, digest: string, complete: boolean): Verdict {
+export function verdict(
+  book: TurnBook,
+  spanId: string,
+  digest: string,
+  complete: boolean,
+): Verdict {
   const prev = book.inflight.get(spanId) ?? book.delivered.get(spanId);
   if (prev === undefined) return 'send';
   if (prev.digest === digest) return 'skip';

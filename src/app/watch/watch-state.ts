@@ -43,25 +43,38 @@ export interface WatchState {
 
 export const watchStatePath = (stateDir: string): string => join(stateDir, 'watch-state.json');
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function validSession(v: unknown): boolean {
   if (!isObject(v) || !isObject(v.files) || !isObject(v.turns)) return false;
   if (typeof v.skip !== 'number' || typeof v.live !== 'boolean') return false;
   if (v.baseline !== null && typeof v.baseline !== 'number') return false;
-  for (const f of Object.values(v.files)) if (!isObject(f) || typeof f.ino !== 'number' || typeof f.size !== 'number') return false;
+  for (const f of Object.values(v.files))
+    if (!isObject(f) || typeof f.ino !== 'number' || typeof f.size !== 'number') return false;
   for (const spans of Object.values(v.turns)) {
     if (!isObject(spans)) return false;
-    for (const m of Object.values(spans)) if (!Array.isArray(m) || typeof m[0] !== 'string' || (m[1] !== 0 && m[1] !== 1)) return false;
+    for (const m of Object.values(spans))
+      if (!Array.isArray(m) || typeof m[0] !== 'string' || (m[1] !== 0 && m[1] !== 1)) return false;
   }
   return true;
 }
 
 function validate(value: unknown): WatchState | null {
-  if (!isObject(value) || value.version !== 1 || typeof value.createdAt !== 'string' || !isObject(value.sessions)) return null;
-  return Object.values(value.sessions).every(validSession) ? (value as unknown as WatchState) : null;
+  if (
+    !isObject(value) ||
+    value.version !== 1 ||
+    typeof value.createdAt !== 'string' ||
+    !isObject(value.sessions)
+  )
+    return null;
+  return Object.values(value.sessions).every(validSession)
+    ? (value as unknown as WatchState)
+    : null;
 }
 
-export const loadWatchState = (stateDir: string): Promise<StateRead<WatchState>> => readStateFile(watchStatePath(stateDir), validate);
+export const loadWatchState = (stateDir: string): Promise<StateRead<WatchState>> =>
+  readStateFile(watchStatePath(stateDir), validate);
 
-export const saveWatchState = (stateDir: string, state: WatchState): Promise<void> => writeStateFile(watchStatePath(stateDir), state);
+export const saveWatchState = (stateDir: string, state: WatchState): Promise<void> =>
+  writeStateFile(watchStatePath(stateDir), state);

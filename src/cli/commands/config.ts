@@ -30,7 +30,11 @@ export async function runConfigCommand(argv: string[], io: CommandIo): Promise<n
     return sub === undefined ? 2 : 0;
   }
   if (sub !== 'check') throw new CliError(`config: unknown subcommand '${sub}' (only 'check')`, 2);
-  const { values } = parseCommandArgs('config check', rest, { ...SETTINGS_FLAGS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  const { values } = parseCommandArgs('config check', rest, {
+    ...SETTINGS_FLAGS,
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help === true) {
     io.stdout(CONFIG_HELP);
     return 0;
@@ -40,12 +44,15 @@ export async function runConfigCommand(argv: string[], io: CommandIo): Promise<n
   const masked = maskSecrets(loaded.settings);
   const keys = Object.keys(masked) as (keyof Settings)[];
   if (values.json === true) {
-    const out = Object.fromEntries(keys.map((k) => [k, { value: masked[k], source: loaded.sources[k].source }]));
+    const out = Object.fromEntries(
+      keys.map((k) => [k, { value: masked[k], source: loaded.sources[k].source }]),
+    );
     io.stdout(`${JSON.stringify({ configFile: loaded.configFile, settings: out }, null, 2)}\n`);
     return 0;
   }
   const width = Math.max(...keys.map((k) => k.length));
   io.stdout(`config file: ${loaded.configFile ?? '(none)'}\n`);
-  for (const k of keys) io.stdout(`${k.padEnd(width)}  ${show(masked[k])}  [${loaded.sources[k].source}]\n`);
+  for (const k of keys)
+    io.stdout(`${k.padEnd(width)}  ${show(masked[k])}  [${loaded.sources[k].source}]\n`);
   return Promise.resolve(0);
 }

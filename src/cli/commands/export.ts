@@ -55,10 +55,14 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
   const { flags, configFile } = settingsFromFlags(values);
   const { settings } = loadConfig(flags, io.env, configFile);
   const prices = await loadPriceTable(settings.pricing ?? undefined);
-  const resource = buildResource({ serviceName: settings.serviceName, attributes: settings.resource });
+  const resource = buildResource({
+    serviceName: settings.serviceName,
+    attributes: settings.resource,
+  });
   const dryRun = values['dry-run'] === true;
   const out = values.out;
-  if (dryRun && out !== undefined) throw new CliError('export: --dry-run and --out cannot be combined', 2);
+  if (dryRun && out !== undefined)
+    throw new CliError('export: --dry-run and --out cannot be combined', 2);
   if (out !== undefined) await resetOutFile(out);
   const quiet = values.quiet === true;
   const sink = dryRun
@@ -69,7 +73,8 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
           maxRetries: 5,
           maxBackoffMs: 5000,
           onRetry: (f, delay) => {
-            if (!quiet) io.stderr(`ccotel: ${f.message}; retrying in ${(delay / 1000).toFixed(1)}s\n`);
+            if (!quiet)
+              io.stderr(`ccotel: ${f.message}; retrying in ${(delay / 1000).toFixed(1)}s\n`);
           },
         });
   const progress = io.isTTY && !quiet;
@@ -87,7 +92,9 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
           onProgress: (done: number, total: number) => {
             const width = 30;
             const filled = Math.round((done / total) * width);
-            io.stderr(`\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${done}/${total} sessions${done === total ? '\n' : ''}`);
+            io.stderr(
+              `\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${done}/${total} sessions${done === total ? '\n' : ''}`,
+            );
           },
         }
       : {}),
@@ -95,8 +102,21 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
   // Warnings are problems with the input: --quiet hides progress and the summary, not them.
   io.stderr(formatWarnings(summary.warnings));
   if (!quiet) {
-    io.stdout(summaryLine(summary, dryRun ? 'dry run' : out !== undefined ? `written to ${out}` : `exported to ${settings.endpoint}`));
+    io.stdout(
+      summaryLine(
+        summary,
+        dryRun
+          ? 'dry run'
+          : out !== undefined
+            ? `written to ${out}`
+            : `exported to ${settings.endpoint}`,
+      ),
+    );
   }
-  if (summary.failure !== null) throw new CliError(`${summary.failure} (${summary.spansFailed} spans not delivered; those turns stay unrecorded and will be resent)`, 1);
+  if (summary.failure !== null)
+    throw new CliError(
+      `${summary.failure} (${summary.spansFailed} spans not delivered; those turns stay unrecorded and will be resent)`,
+      1,
+    );
   return 0;
 }

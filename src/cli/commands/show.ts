@@ -33,7 +33,8 @@ export async function runShow(argv: string[], io: CommandIo): Promise<number> {
     return 0;
   }
   const target = positionals[0];
-  if (target === undefined || positionals.length > 1) throw new CliError('show: name exactly one transcript, session dir or session id', 2);
+  if (target === undefined || positionals.length > 1)
+    throw new CliError('show: name exactly one transcript, session dir or session id', 2);
   const result = await show({
     target,
     projectsDirs: values['projects-dir'] ?? defaultProjectsDirs(io.env),

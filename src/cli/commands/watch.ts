@@ -40,9 +40,19 @@ export async function runWatchCommand(argv: string[], io: CommandIo): Promise<nu
   const { flags, configFile } = settingsFromFlags(values);
   const { settings } = loadConfig(flags, io.env, configFile);
   const prices = await loadPriceTable(settings.pricing ?? undefined);
-  const resource = buildResource({ serviceName: settings.serviceName, attributes: settings.resource });
+  const resource = buildResource({
+    serviceName: settings.serviceName,
+    attributes: settings.resource,
+  });
   const log = createJsonLogger((line) => io.stderr(line), settings.logLevel);
-  const daemon = await startWatch({ settings, prices, resource, log, backfill: values.backfill === true, once: values.once === true });
+  const daemon = await startWatch({
+    settings,
+    prices,
+    resource,
+    log,
+    backfill: values.backfill === true,
+    once: values.once === true,
+  });
   if (values.once === true) {
     // A signal during --once still stops it cleanly.
     void io.stopSignal.then((signal) => daemon.stop(signal));
