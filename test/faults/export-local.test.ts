@@ -2,7 +2,7 @@
 // or corrupted; the state dir unwritable or full; transcripts deleted,
 // truncated or rewritten while the export reads them; a project dir it may not
 // read. Counted like the delivery faults (test/faults/export-delivery.test.ts).
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import {
   chmod,
   mkdir,
@@ -29,6 +29,7 @@ import {
   tally,
   type Corpus,
   type Tally,
+  nobodyCannotRun,
 } from '../support/fault-harness.js';
 
 const matrix = createMatrix('export-local');
@@ -389,8 +390,12 @@ describe('export: transcripts changing while being read', () => {
 describe('export: a project dir without read permission', () => {
   // Root reads anything, so this runs the built CLI as the unprivileged user
   // `nobody` (setpriv): a project dir mode 000 is then really unreadable.
-  const nobody =
-    spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']).status === 0;
+  const nobodyProblem = nobodyCannotRun();
+  const nobody = nobodyProblem === null;
+  if (!nobody)
+    console.log(
+      `skipped (project dir unreadable): ${nobodyProblem}; root bypasses permission bits`,
+    );
   const cli = CLI;
   it.skipIf(!nobody)(
     'is reported, not silently skipped; once readable, everything arrives',
@@ -461,9 +466,7 @@ describe('export: a project dir without read permission', () => {
     120_000,
   );
   if (!nobody) {
-    console.log(
-      'skipped: cannot run as nobody (setpriv unavailable or not root); root bypasses permission bits',
-    );
+    console.log(`skipped: cannot run as nobody (${nobodyProblem}); root bypasses permission bits`);
     matrix.add({
       case: 'project dir unreadable',
       expected: 0,
@@ -473,7 +476,7 @@ describe('export: a project dir without read permission', () => {
       repeatedDiffering: 0,
       unexpected: 0,
       mismatched: 0,
-      outcome: 'setpriv unavailable: root bypasses permissions',
+      outcome: `skipped: ${nobodyProblem}`,
       repeatsAllowed: '',
       seconds: 0,
       status: 'skipped',

@@ -3,7 +3,7 @@
 // receiver got against that expectation, and the fault matrix the suites print
 // and write to reports/fault-matrix.json.
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -305,6 +305,29 @@ export const CLI = join(process.cwd(), 'dist', 'cli', 'main.js');
  * dist/ as `npm test` leaves it; rebuilt here when older than src/ (running one
  * file with vitest directly). A lock dir keeps two suites from building at once.
  */
+/**
+ * Why the unprivileged user `nobody` cannot run the built CLI here, or null if
+ * it can. Root ignores permission bits, so the unreadable-dir cases run the CLI
+ * as nobody (setpriv); that needs setpriv, root, and a checkout whose parent
+ * dirs nobody may enter (a clone under a 0700 mktemp dir is not).
+ */
+export function nobodyCannotRun(): string | null {
+  const probe = spawnSync('setpriv', [
+    '--reuid=65534',
+    '--regid=65534',
+    '--clear-groups',
+    process.execPath,
+    '-e',
+    `require('node:fs').accessSync(${JSON.stringify(CLI)})`,
+  ]);
+  if (probe.error !== undefined) return 'setpriv is not available';
+  if (probe.status === 0) return null;
+  const stderr = probe.stderr.toString();
+  if (/operation not permitted|setresuid/i.test(stderr))
+    return 'setpriv cannot switch user (not root)';
+  return `user nobody cannot read ${CLI} (its parent dirs are not world-readable, or dist/ is not built)`;
+}
+
 export function ensureBuilt(): void {
   const fresh = (): boolean => existsSync(CLI) && statSync(CLI).mtimeMs >= newestMtime('src');
   if (fresh()) return;
