@@ -1,17 +1,16 @@
 // `ccotel show --html` on a real session, opened in real headless Chromium:
 // the page must draw exactly the rows `show --json` reports, with the
 // sub-agent's calls nested under its agent row and its failed calls marked.
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { WaterfallRow } from '../../src/core/waterfall-row.js';
 import { runCcotel } from '../support/run-cli.js';
+import { launchChromium, MISSING_CHROMIUM } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const FIXTURE = 'fixtures/real/marot_spotter__test_fixtures_transcripts__subagent.jsonl';
 
 let browser: Browser | undefined;
@@ -19,20 +18,7 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ccotel-html-real-'));
-  if (!existsSync(CHROMIUM)) return;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -48,10 +34,7 @@ function flatten(rows: WaterfallRow[], depth = 0): { id: string; depth: number; 
 }
 
 it('draws every row of the real session, nested and with errors marked', async () => {
-  if (!browser)
-    throw new Error(
-      `${CHROMIUM} not found: install it with "apt-get install chromium" (CI installs it)`,
-    );
+  if (!browser) throw new Error(MISSING_CHROMIUM);
   const json = await runCcotel(['show', FIXTURE, '--json']);
   const expected = flatten((JSON.parse(json.stdout) as { rows: WaterfallRow[] }).rows);
   const html = join(dir, 'real.html');

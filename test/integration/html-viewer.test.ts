@@ -7,42 +7,25 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHtmlWaterfall } from '../../src/app/render/html-waterfall.js';
 import { HTML_WATERFALL_SCRIPT } from '../../src/app/render/html-waterfall-assets.js';
 import type { WaterfallView } from '../../src/app/render/waterfall-view.js';
 import { HOSTILE_LABEL, sampleView } from '../support/waterfall-views.js';
+import { launchChromium, MISSING_CHROMIUM } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = resolve('reports/html-waterfall.png');
 const ROWS = '[data-row-id]';
 const VISIBLE_ROWS = '[data-row-id]:visible';
-
-const MISSING_CHROMIUM = `${CHROMIUM} not found: the HTML viewer tests need it. Install it with "apt-get install chromium" (CI installs it).`;
 
 let browser: Browser | undefined;
 let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ccotel-html-'));
-  // Without Chromium each browser test fails on its own (see open()): a throw
-  // here would only mark them skipped, and a skipped viewer test looks green.
-  if (!existsSync(CHROMIUM)) return;
-  // chromium.launch gives every run a fresh temporary profile.
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  // Without Chromium each browser test fails on its own (see open()).
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
