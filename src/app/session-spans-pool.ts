@@ -185,53 +185,68 @@ async function* viaWorkers(
 const workerCount = (pool: PoolOptions, sessions: number): number =>
   Math.min(pool.workers ?? defaultWorkers(), sessions);
 
+/**
+ * Runs `sessions` through the workers when there are any (and they start),
+ * else in this thread; yields one result per session, in input order. `pick`
+ * takes a worker's answer apart, `local` computes the same in this thread.
+ */
+async function* mapSessions<T>(
+  sessions: SessionFiles[],
+  pool: PoolOptions,
+  request: { prices: PriceTable; options: SpanOptions; encode: boolean },
+  pick: (response: PoolResponse) => T | undefined,
+  local: (files: SessionFiles) => Promise<T>,
+): AsyncGenerator<T> {
+  const count = workerCount(pool, sessions.length);
+  if (count > 0) {
+    let started = false;
+    for await (const response of viaWorkers(
+      sessions,
+      count,
+      Math.max(1, pool.depth ?? 4),
+      request,
+    )) {
+      if (response === null) break;
+      started = true;
+      const value = pick(response);
+      if (value !== undefined) yield value;
+    }
+    if (started) return;
+  }
+  for (const files of sessions) yield await local(files);
+}
+
 /** Converts `sessions`, yielding each one's spans in input order. */
-export async function* mapSessionSpans(
+export function mapSessionSpans(
   sessions: SessionFiles[],
   prices: PriceTable,
   options: SpanOptions,
   pool: PoolOptions = {},
 ): AsyncGenerator<SlimSessionSpans> {
-  const count = workerCount(pool, sessions.length);
-  if (count > 0) {
-    let started = false;
-    for await (const response of viaWorkers(sessions, count, Math.max(1, pool.depth ?? 4), {
-      prices,
-      options,
-      encode: false,
-    })) {
-      if (response === null) break;
-      started = true;
-      if ('session' in response) yield response.session;
-    }
-    if (started) return;
-  }
-  for (const files of sessions) yield slimSessionSpans(await sessionSpans(files, prices, options));
+  return mapSessions(
+    sessions,
+    pool,
+    { prices, options, encode: false },
+    (r) => ('session' in r ? r.session : undefined),
+    async (files) => slimSessionSpans(await sessionSpans(files, prices, options)),
+  );
 }
 
 /**
  * Converts `sessions` and encodes their spans as protobuf span fields,
  * yielding each session in input order: the caller only assembles requests.
  */
-export async function* mapEncodedSessions(
+export function mapEncodedSessions(
   sessions: SessionFiles[],
   prices: PriceTable,
   options: SpanOptions,
   pool: PoolOptions = {},
 ): AsyncGenerator<EncodedSession> {
-  const count = workerCount(pool, sessions.length);
-  if (count > 0) {
-    let started = false;
-    for await (const response of viaWorkers(sessions, count, Math.max(1, pool.depth ?? 4), {
-      prices,
-      options,
-      encode: true,
-    })) {
-      if (response === null) break;
-      started = true;
-      if ('encoded' in response) yield response.encoded;
-    }
-    if (started) return;
-  }
-  for (const files of sessions) yield encodeSession(await sessionSpans(files, prices, options));
+  return mapSessions(
+    sessions,
+    pool,
+    { prices, options, encode: true },
+    (r) => ('encoded' in r ? r.encoded : undefined),
+    async (files) => encodeSession(await sessionSpans(files, prices, options)),
+  );
 }
