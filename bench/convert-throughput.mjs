@@ -17,13 +17,15 @@ import {
 } from './lib/report.mjs';
 
 const HELP = `Usage: node bench/convert-throughput.mjs [--size 200MB] [--seed N] [--runs N] [--workers N]
-       [--variants baseline,reference,reader,shipped,workers] [--corpus PROJECTS_DIR] [--name NAME] [--no-phases]
+       [--variants baseline,reference,reader,whole,shipped,workers] [--corpus PROJECTS_DIR] [--name NAME] [--no-phases]
 
 Variants:
   baseline   read each file whole, JSON.parse each line (the naive reference)
   reference  the conversion path before the speed work (bench/lib/reference-pipeline.mjs)
   reader     the shipped reader with the SDK serializer (the reader's share of the gain)
-  shipped    ccotel's conversion on one thread (sessionSpans + encodeSpans)
+  whole      ccotel's conversion, each session read whole first (sessionSpans + encodeSpans)
+  shipped    ccotel's conversion as export runs it: a segment of turns at a time
+             (streamSessionSpans + encodeSpans)
   workers    ccotel's conversion spread over --workers threads (session-spans-pool)
 `;
 
@@ -32,7 +34,7 @@ const args = benchArgs({
   seed: { type: 'string', default: '1' },
   runs: { type: 'string', default: '3' },
   workers: { type: 'string', default: '2' },
-  variants: { type: 'string', default: 'baseline,reference,reader,shipped,workers' },
+  variants: { type: 'string', default: 'baseline,reference,reader,whole,shipped,workers' },
   corpus: { type: 'string' },
   name: { type: 'string', default: 'convert' },
   'no-phases': { type: 'boolean', default: false },
@@ -60,6 +62,7 @@ const jobs = {
   baseline: () => runWorkload('baseline', { dir: corpus }),
   reference: () => runWorkload('convert', { dir: corpus, mode: 'reference' }),
   reader: () => runWorkload('convert', { dir: corpus, mode: 'shipped', encoder: 'sdk' }),
+  whole: () => runWorkload('convert', { dir: corpus, mode: 'whole' }),
   shipped: () => runWorkload('convert', { dir: corpus, mode: 'shipped' }),
   workers: () => runWorkload('convert', { dir: corpus, mode: 'workers', workers }),
 };

@@ -121,22 +121,49 @@ if (!skip.has('single')) {
   const made = generateSingleTranscript({ size, seed, dir });
   try {
     const convert = await runWorkload('convert', { dir, mode: 'shipped' });
+    const exported = await exportPeak(dir);
+    rmSync(exported.state, { recursive: true, force: true });
+    // The same transcript read whole (the path before segments), and where its heap goes.
+    const whole = await runWorkload('convert', { dir, mode: 'whole' });
     const stages = await runWorkload('stages', { dir }, { nodeArgs: ['--expose-gc'] });
     result.single = {
       MB: round(made.bytes / 1e6, 0),
       lines: made.lines,
       convertPeakRssMB: round(convert.peakRssMB, 0),
+      exportPeakRssMB: round(exported.peakRssMB, 0),
+      wholePeakRssMB: round(whole.peakRssMB, 0),
       seconds: round(convert.seconds, 2),
+      exportSeconds: round(exported.seconds, 2),
+      wholeSeconds: round(whole.seconds, 2),
       spans: convert.spans,
+      exportedSpans: exported.spans,
+      segments: convert.segments,
+      sameSpans: convert.digest === whole.digest,
       entries: stages.entries,
       heapMB: stages.heapMB,
     };
-    rows.push({
-      case: `one ${formatSize(size)} transcript: conversion`,
-      'peak RSS MB': result.single.convertPeakRssMB,
-      seconds: result.single.seconds,
-      note: `heap: records ${stages.heapMB.records}, model ${stages.heapMB.model}, spans ${stages.heapMB.spans} MB`,
-    });
+    if (!result.single.sameSpans) throw new Error('segmented and whole conversion differ');
+    const label = `one ${formatSize(size)} transcript`;
+    rows.push(
+      {
+        case: `${label}: conversion`,
+        'peak RSS MB': result.single.convertPeakRssMB,
+        seconds: result.single.seconds,
+        note: `${convert.segments} segments, ${convert.spans} spans`,
+      },
+      {
+        case: `${label}: ccotel export`,
+        'peak RSS MB': result.single.exportPeakRssMB,
+        seconds: result.single.exportSeconds,
+        note: `${exported.spans} spans sent`,
+      },
+      {
+        case: `${label}: read whole (before)`,
+        'peak RSS MB': result.single.wholePeakRssMB,
+        seconds: result.single.wholeSeconds,
+        note: `heap: records ${stages.heapMB.records}, model ${stages.heapMB.model}, spans ${stages.heapMB.spans} MB`,
+      },
+    );
   } finally {
     if (!args.keep) rmSync(dir, { recursive: true, force: true });
   }

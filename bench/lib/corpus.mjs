@@ -31,6 +31,7 @@ const GENERATOR_VERSION = 1;
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const PREFIXED = '(?:msg|req|toolu|srvtoolu)_[A-Za-z0-9]{8,}';
 const TIMESTAMP = /\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?=(?:\.\d+)?Z)/g;
+const LINE_TIMESTAMP = /"timestamp":"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.\d+)?Z"/g;
 const SESSION_ID = /"sessionId":"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"/;
 const AGENT_FILE = /^agent-(.+)\.(jsonl|meta\.json)$/;
 
@@ -291,7 +292,10 @@ export function generateSingleTranscript({ size, seed = 1, dir, templates = load
   const sessionId = uuidOf(createHash('sha256').update(`${seed}\0single-session`).digest());
   const fixed = new Map([...sessionIds].map((id) => [id, sessionId]));
   const spans = sources.map((s) => {
-    const times = [...s.text.matchAll(TIMESTAMP)].map((m) => Date.parse(`${m[1]}Z`));
+    // The lines' own times only: a date inside a tool result (a 2023 `createdAt`
+    // in a file read) would stretch every repetition's timeline by years, and
+    // after a few hundred repetitions run it past what a timestamp may hold.
+    const times = [...s.text.matchAll(LINE_TIMESTAMP)].map((m) => Date.parse(`${m[1]}Z`));
     return times.length === 0
       ? { min: 0, max: 0 }
       : { min: Math.min(...times), max: Math.max(...times) };

@@ -71,7 +71,8 @@ async function baseline({ dir }) {
  * The full conversion: find sessions, read and fold their files, assemble,
  * build spans, encode OTLP protobuf in export-sized batches. No network.
  *   mode 'reference': the path before the speed work (lib/reference-pipeline.mjs)
- *   mode 'shipped':   the shipped path on the calling thread (sessionSpans, encodeSpans)
+ *   mode 'shipped':   the shipped path on the calling thread (streamSessionSpans, encodeSpans)
+ *   mode 'whole':     the same, each session read whole first (sessionSpans)
  *   mode 'workers':   the shipped path with sessions spread over worker threads
  * encoder 'sdk' swaps the direct protobuf writer for the SDK serializer (history figures).
  */
@@ -85,7 +86,7 @@ async function convert({
 }) {
   const [
     { findSessions },
-    { sessionSpans },
+    { sessionSpans, streamSessionSpans },
     { encodeSpans, encodeSpansWithSdk, assembleRequest },
     { buildResource },
     { loadPriceTable },
@@ -126,6 +127,7 @@ async function convert({
     otlpBytes: 0,
     warnings: 0,
     ignoredLines: 0,
+    segments: 0,
   };
   let batch = [];
   const flush = () => {
@@ -177,7 +179,18 @@ async function convert({
       }
     }
     send();
+  } else if (mode === 'shipped') {
+    // As export converts: a segment of turns at a time (bounded memory on huge transcripts).
+    for (const files of sessions) {
+      const read = await streamSessionSpans(files, prices, options, (turns) =>
+        take({ warnings: [], ignoredLines: 0, turns }),
+      );
+      totals.warnings += read.warnings.length;
+      totals.ignoredLines += read.ignoredLines;
+      totals.segments += read.segments;
+    }
   } else {
+    // 'whole': each session read whole, then converted (the shipped path before segments).
     const convertOne = mode === 'reference' ? reference.sessionSpansReference : sessionSpans;
     for (const files of sessions)
       take(pool.slimSessionSpans(await convertOne(files, prices, options)));

@@ -27,9 +27,9 @@ const YIELD_AFTER_MS = 20;
 let heldSince = performance.now();
 
 /**
- * Shared by every call: each chunk is read and fully split (the splitter
- * copies any unterminated tail) before the next await, so no call can see
- * another's bytes.
+ * Shared by every call: each chunk is read and fully split into strings (the
+ * splitter copies any unterminated tail) before anything is awaited, so no
+ * call can see another's bytes.
  */
 let shared: Buffer | null = null;
 
@@ -39,7 +39,7 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
 async function readChunks(
   file: string,
   start: number,
-  take: (chunk: Buffer) => void,
+  take: (chunk: Buffer) => void | Promise<void>,
 ): Promise<void> {
   const fd = openSync(file, 'r');
   try {
@@ -49,7 +49,8 @@ async function readChunks(
       const read = readSync(fd, buffer, 0, CHUNK, position);
       if (read === 0) break;
       position += read;
-      take(buffer.subarray(0, read));
+      const taken = take(buffer.subarray(0, read));
+      if (taken !== undefined) await taken;
       if (performance.now() - heldSince >= YIELD_AFTER_MS) {
         await yieldToLoop();
         heldSince = performance.now();
@@ -60,10 +61,14 @@ async function readChunks(
   }
 }
 
-/** Calls onLines for each batch of complete lines, from `start` (byte offset) on. */
+/**
+ * Calls onLines for each batch of complete lines, from `start` (byte offset)
+ * on; when it returns a promise, reading waits for it (a consumer exporting as
+ * it reads holds the reader back instead of queueing).
+ */
 export async function readLines(
   file: string,
-  onLines: (lines: Line[]) => void,
+  onLines: (lines: Line[]) => void | Promise<void>,
   start = 0,
   startLine = 1,
 ): Promise<ReadLinesResult> {
@@ -73,8 +78,9 @@ export async function readLines(
     const lines = splitter.push(chunk);
     if (lines.length > 0) {
       nextLine = (lines[lines.length - 1]?.number ?? nextLine) + 1;
-      onLines(lines);
+      return onLines(lines);
     }
+    return undefined;
   });
   return { consumed: splitter.consumed, nextLine, pendingBytes: splitter.pendingBytes };
 }

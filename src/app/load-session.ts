@@ -1,7 +1,7 @@
 // Reads one session's files (main, sub-agents, meta sidecars) through the core
 // reducer. Used by show, export and status; the daemon feeds the same reducer.
 import { readFileSync } from 'node:fs';
-import { parseRecord, type ParseOptions } from '../core/parse-record.js';
+import { parseRecord, type ParseOptions, type ParseOutcome } from '../core/parse-record.js';
 import {
   addAgentMeta,
   createSessionState,
@@ -11,6 +11,7 @@ import {
 } from '../core/session-state.js';
 import type { SessionFiles } from '../adapters/session-files.js';
 import { readLines } from '../adapters/read-lines.js';
+import type { Line } from '../core/line-splitter.js';
 import { parseAgentMeta } from '../core/agent-meta.js';
 
 export interface LoadedSession {
@@ -22,14 +23,16 @@ export interface LoadedSession {
 /** Errors that make one file unreadable without making the session so. */
 const FILE_GONE = new Set(['ENOENT', 'EACCES', 'EPERM', 'EISDIR']);
 
-async function feed(
+/** Feeds one file's lines into the state; true when its last line is unterminated. */
+export async function feed(
   state: SessionState,
   file: string,
   agentId: string | null,
   parse: ParseOptions,
+  before?: BeforeRecord,
 ): Promise<boolean> {
   try {
-    return await feedFile(state, file, agentId, parse);
+    return await feedFile(state, file, agentId, parse, before);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     // Claude Code deletes old transcripts itself; one vanished file must not stop a run.
@@ -44,19 +47,37 @@ async function feed(
   }
 }
 
+/**
+ * Before a record is folded in: a reader of a session in segments closes one
+ * here (session-segments.ts). Returns nothing, or a promise to wait for.
+ */
+export type BeforeRecord = (outcome: ParseOutcome) => void | Promise<void>;
+
 async function feedFile(
   state: SessionState,
   file: string,
   agentId: string | null,
   parse: ParseOptions,
+  before?: BeforeRecord,
 ): Promise<boolean> {
   const source = { file, agentId };
-  const result = await readLines(file, (lines) => {
+  const fold = (lines: Line[]): void => {
     for (const line of lines) {
       if (line.text.trim() === '') continue;
       step(state, source, line.number, parseRecord(line.text, parse));
     }
-  });
+  };
+  const foldWaiting = async (lines: Line[]): Promise<void> => {
+    for (const line of lines) {
+      if (line.text.trim() === '') continue;
+      const outcome = parseRecord(line.text, parse);
+      // Most records need no wait: awaiting only real promises spares a microtask per line.
+      const waiting = before?.(outcome);
+      if (waiting !== undefined) await waiting;
+      step(state, source, line.number, outcome);
+    }
+  };
+  const result = await readLines(file, before === undefined ? fold : foldWaiting);
   return result.pendingBytes > 0;
 }
 
@@ -70,12 +91,9 @@ function readSidecar(file: string): string | null {
   }
 }
 
-export async function loadSession(
-  files: SessionFiles,
-  parse: ParseOptions = {},
-): Promise<LoadedSession> {
+/** A session's state with its meta sidecars read and its agent files registered. */
+export function openSession(files: SessionFiles): SessionState {
   const state = createSessionState(files.sessionId, files.mainFile);
-  const unterminated: string[] = [];
   for (const meta of files.metaFiles) {
     const text = readSidecar(meta);
     const parsed = text === null ? null : parseAgentMeta(meta, text);
@@ -84,6 +102,15 @@ export async function loadSession(
     else addAgentMeta(state, parsed);
   }
   for (const agent of files.agentFiles) registerAgentFile(state, agent.agentId, agent.file);
+  return state;
+}
+
+export async function loadSession(
+  files: SessionFiles,
+  parse: ParseOptions = {},
+): Promise<LoadedSession> {
+  const state = openSession(files);
+  const unterminated: string[] = [];
   if (await feed(state, files.mainFile, null, parse)) unterminated.push(files.mainFile);
   for (const agent of files.agentFiles) {
     if (await feed(state, agent.file, agent.agentId, parse)) unterminated.push(agent.file);

@@ -10,6 +10,8 @@ import { buildTurnSpans } from '../core/spans.js';
 import { traceIdFor } from '../core/span-ids.js';
 import type { SessionFiles } from '../adapters/session-files.js';
 import { loadSession } from './load-session.js';
+import { readSegments, type SegmentReadOptions } from './session-segments.js';
+import type { ReadWarning } from '../core/waterfall-row.js';
 
 export interface TurnSpans {
   traceId: string;
@@ -35,13 +37,15 @@ export function digestOf(spans: SpanData[]): string {
   return createHash('sha256').update(JSON.stringify(spans)).digest('hex').slice(0, 32);
 }
 
+/** Spans of the model's turns from `firstTurn` on (a segment's own turns). */
 export function spansOfModel(
   model: SessionModel,
   prices: PriceTable,
   options: SpanOptions,
+  firstTurn = 0,
 ): { turns: TurnSpans[]; unknownModels: string[] } {
   const costs = costSession(model, prices);
-  const turns = model.turns.map((turn) => {
+  const turns = model.turns.slice(firstTurn).map((turn) => {
     const spans = buildTurnSpans(model, turn.index, costs, options);
     return {
       traceId: traceIdFor(turn.promptUuid),
@@ -51,6 +55,47 @@ export function spansOfModel(
     };
   });
   return { turns, unknownModels: costs.unknownModels };
+}
+
+export interface StreamedSession {
+  unknownModels: string[];
+  unterminated: string[];
+  warnings: ReadWarning[];
+  ignoredLines: number;
+  segments: number;
+  forcedCuts: number;
+}
+
+/**
+ * One session's spans, handed on a segment of turns at a time: what export
+ * uses, so that a transcript of any size converts in bounded memory
+ * (session-segments.ts). The same spans as sessionSpans(), turn for turn.
+ */
+export async function streamSessionSpans(
+  files: SessionFiles,
+  prices: PriceTable,
+  options: SpanOptions,
+  onTurns: (turns: TurnSpans[]) => void | Promise<void>,
+  segments: Omit<SegmentReadOptions, 'parse'> = {},
+): Promise<StreamedSession> {
+  const unknown = new Set<string>();
+  const read = await readSegments(
+    files,
+    { ...segments, parse: { textLimit: textLimitFor(options) } },
+    (model, firstTurn) => {
+      const { turns, unknownModels } = spansOfModel(model, prices, options, firstTurn);
+      for (const m of unknownModels) unknown.add(m);
+      return onTurns(turns);
+    },
+  );
+  return {
+    unknownModels: [...unknown].sort(),
+    unterminated: read.unterminated,
+    warnings: read.state.warnings,
+    ignoredLines: read.state.ignoredLines,
+    segments: read.segments,
+    forcedCuts: read.forcedCuts,
+  };
 }
 
 export async function sessionSpans(

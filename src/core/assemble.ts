@@ -14,7 +14,11 @@ import type {
 } from './session-model.js';
 import { classifyTurnEnd } from './turn-end.js';
 import { isInterruptMarker, isRealPrompt } from './prompts.js';
-import { createLocalCommandTracker, localCommandRole } from './local-command.js';
+import {
+  createLocalCommandTracker,
+  localCommandRole,
+  type LocalCommandTracker,
+} from './local-command.js';
 
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
 export const LARGE_CONTEXT_WINDOW = 1_000_000;
@@ -77,13 +81,64 @@ function isTurnWork(rec: TranscriptRecord): boolean {
   );
 }
 
+/**
+ * What the segments of a session already finished leave to the next one. A
+ * session too large to hold whole is read as segments of whole turns, cut
+ * before a prompt (src/app/session-segments.ts); each segment is finished on
+ * its own, with this carry, so that its turns come out as they would from the
+ * whole session: indices continue, the previous turn is linked, the 1M window
+ * and the local-command block state run on.
+ */
+export interface SegmentCarry {
+  /** Turns of earlier segments (their key lists emptied: they were exported). */
+  priorTurns: Turn[];
+  commands: LocalCommandTracker;
+  /**
+   * Start of the prompt that follows these entries (their last turn is then
+   * closed), or null when the session ends with them.
+   */
+  nextTurnStart: number | null;
+  largeWindow: boolean;
+  lastTimestamp: number | null;
+  /** The main thread's last timestamp so far. */
+  prevMainTime: number | null;
+  /** The session id once resolved (it may come from the first segment's records). */
+  sessionId: string | null;
+}
+
+export const wholeSession = (): SegmentCarry => ({
+  priorTurns: [],
+  commands: createLocalCommandTracker(),
+  nextTurnStart: null,
+  largeWindow: false,
+  lastTimestamp: null,
+  prevMainTime: null,
+  sessionId: null,
+});
+
+export interface FinishedSegment {
+  model: SessionModel;
+  /** The carry for the segment that follows this one. */
+  next: SegmentCarry;
+  /**
+   * Whether nothing in the segment waits for a later line: every call has its
+   * result, every background agent its <task-notification>, and every agent
+   * placed by time started before the next turn. Only then do later lines
+   * leave it unchanged.
+   */
+  closed: boolean;
+}
+
 /** Assign main-thread entries to turns, in file order. */
-function buildTurns(entries: Entry[]): { turnOf: Int32Array; turns: Turn[] } {
+function buildTurns(
+  entries: Entry[],
+  priorTurns: Turn[],
+  commands: LocalCommandTracker,
+): { turnOf: Int32Array; turns: Turn[] } {
   const turnOf = new Int32Array(entries.length).fill(-1);
-  const turns: Turn[] = [];
+  const turns: Turn[] = [...priorTurns];
   // Local slash commands (/exit, /clear, /model …) run in the client: their echo
   // and output look like prompts but open no turn.
-  const commands = createLocalCommandTracker();
   let current: Turn | null = null;
   entries.forEach((entry, i) => {
     if (entry.agentKey !== null) return;
@@ -126,8 +181,23 @@ function buildTurns(entries: Entry[]): { turnOf: Int32Array; turns: Turn[] } {
 }
 
 export function finish(state: SessionState): SessionModel {
+  return finishSegment(state, wholeSession()).model;
+}
+
+/** Whether a main-thread record, read after the carry's segments, opens a turn. */
+export function opensTurn(carry: SegmentCarry, rec: TranscriptRecord): boolean {
+  const commands = { ...carry.commands };
+  return localCommandRole(commands, rec) === null && isRealPrompt(rec);
+}
+
+export function finishSegment(state: SessionState, carry: SegmentCarry): FinishedSegment {
   const { entries } = state;
-  const { turnOf, turns } = buildTurns(entries);
+  const base = carry.priorTurns.length;
+  const commands = { ...carry.commands };
+  const { turnOf, turns } = buildTurns(entries, carry.priorTurns, commands);
+  /** A turn of this segment; earlier segments' turns were exported and stay as they are. */
+  const own = (index: number | null): Turn | undefined =>
+    index === null || index < base ? undefined : turns[index];
   const responses = new Map<string, ApiResponse>();
   const tools = new Map<string, ToolCall>();
   const results = new Map<string, ResultInfo>();
@@ -136,7 +206,8 @@ export function finish(state: SessionState): SessionModel {
   const agentSpan = new Map<string, { start: number; end: number }>();
   const firstUserText = new Map<string, string | null>();
   const prevTime = new Map<AgentKey, number>();
-  let lastTimestamp: number | null = null;
+  if (carry.prevMainTime !== null) prevTime.set(null, carry.prevMainTime);
+  let lastTimestamp: number | null = carry.lastTimestamp;
 
   entries.forEach((entry, i) => {
     const { rec, agentKey } = entry;
@@ -244,7 +315,7 @@ export function finish(state: SessionState): SessionModel {
   });
 
   const agents = linkAgents(state, tools, agentLinks, agentSpan, firstUserText);
-  assignAgentTurns(agents, tools, responses, turns);
+  const placedByTime = assignAgentTurns(agents, tools, responses, turns);
   closeTools(tools, results, agents, notifications);
 
   // Claude Code's side calls (compaction, prompt suggestions, warm-up) are no
@@ -259,21 +330,21 @@ export function finish(state: SessionState): SessionModel {
         addUsage(agent.tokens, r);
       }
     }
-    const turn = turns[r.turnIndex];
+    const turn = own(r.turnIndex);
     if (turn === undefined || isInternal(r.agentKey)) continue;
     turn.responseKeys.push(r.key);
     addUsage(turn.tokens, r);
     if (r.endTime > turn.endTime) turn.endTime = r.endTime;
   }
   for (const t of tools.values()) {
-    const turn = turns[t.turnIndex];
+    const turn = own(t.turnIndex);
     if (turn === undefined) continue;
     turn.toolIds.push(t.id);
     if (t.endTime !== null && t.endTime > turn.endTime && !isInternal(t.agentKey))
       turn.endTime = t.endTime;
   }
   for (const a of agents.values()) {
-    const turn = a.turnIndex === null ? undefined : turns[a.turnIndex];
+    const turn = own(a.turnIndex);
     if (turn === undefined) continue;
     turn.agentKeys.push(a.key);
     if (a.endTime !== null && a.endTime > turn.endTime && !a.internal) turn.endTime = a.endTime;
@@ -282,7 +353,9 @@ export function finish(state: SessionState): SessionModel {
   entries.forEach((e, i) => {
     if (e.agentKey === null) recordsOfTurn[turnOf[i] ?? -1]?.push(e.rec);
   });
-  turns.forEach((turn, index) => {
+  for (let index = base; index < turns.length; index++) {
+    const turn = turns[index];
+    if (turn === undefined) continue;
     const openTools = turn.toolIds.filter((id) => {
       const t = tools.get(id);
       return t !== undefined && t.agentKey === null && t.status === 'running';
@@ -290,36 +363,74 @@ export function finish(state: SessionState): SessionModel {
     const verdict = classifyTurnEnd(
       recordsOfTurn[index] ?? [],
       openTools,
-      index === turns.length - 1,
+      index === turns.length - 1 && carry.nextTurnStart === null,
     );
     turn.endState = verdict.state;
     turn.errorType = verdict.errorType;
     if (verdict.state === 'interrupted') closeAbandoned(turn, tools);
-  });
+  }
 
   // The 1M window holds from the first turn that proves it onward: earlier turns
   // keep theirs, so a live daemon's already-sent spans stay true.
-  let firstLarge = Number.POSITIVE_INFINITY;
+  let firstLarge = carry.largeWindow ? base : Number.POSITIVE_INFINITY;
   for (const r of responses.values()) {
     if (r.agentKey === null && r.usage !== null && totalInput(r.usage) > DEFAULT_CONTEXT_WINDOW)
       firstLarge = Math.min(firstLarge, r.turnIndex);
   }
-  for (const turn of turns)
-    turn.contextWindow = turn.index >= firstLarge ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW;
-  const contextWindow = Number.isFinite(firstLarge) ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW;
+  for (let index = base; index < turns.length; index++) {
+    const turn = turns[index];
+    if (turn !== undefined)
+      turn.contextWindow = index >= firstLarge ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW;
+  }
+  const largeWindow = Number.isFinite(firstLarge);
+  const sessionId = carry.sessionId ?? sessionIdOf(state);
 
-  return {
-    sessionId: sessionIdOf(state),
+  const model: SessionModel = {
+    sessionId,
     file: state.file,
     turns,
     responses,
     tools,
     agents,
-    contextWindow,
+    contextWindow: largeWindow ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW,
     lastTimestamp,
+    moreTurnsFollow: carry.nextTurnStart !== null,
     warnings: state.warnings,
     ignoredLines: state.ignoredLines,
   };
+  const next: SegmentCarry = {
+    // Only what later turns read of earlier ones: index, prompt uuid, start time.
+    priorTurns: turns.map((t) =>
+      t.index < base ? t : { ...t, responseKeys: [], toolIds: [], agentKeys: [] },
+    ),
+    commands,
+    nextTurnStart: carry.nextTurnStart,
+    largeWindow,
+    lastTimestamp,
+    prevMainTime: prevTime.get(null) ?? null,
+    sessionId,
+  };
+  const closed =
+    isClosed(tools, results, notifications) &&
+    placedByTime.every(
+      (key) =>
+        (agents.get(key)?.startTime ?? 0) < (carry.nextTurnStart ?? Number.POSITIVE_INFINITY),
+    );
+  return { model, next, closed };
+}
+
+function isClosed(
+  tools: Map<string, ToolCall>,
+  results: Map<string, ResultInfo>,
+  notifications: Map<string, number>,
+): boolean {
+  for (const tool of tools.values()) {
+    const result = results.get(tool.id);
+    // Even a call an interrupted turn abandoned: its result may still come.
+    if (result === undefined) return false;
+    if (result.asyncLaunched && !notifications.has(tool.id)) return false;
+  }
+  return true;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -444,13 +555,17 @@ function internalType(key: string, firstText: string | null): string {
   return firstText?.trim() === 'Warmup' ? 'warmup' : 'internal';
 }
 
-/** Sub-agent work belongs to the turn of the call that spawned it, at any depth. */
+/**
+ * Sub-agent work belongs to the turn of the call that spawned it, at any depth.
+ * Returns the agents placed by their start time instead (unlinked, internal).
+ */
 function assignAgentTurns(
   agents: Map<string, SubAgent>,
   tools: Map<string, ToolCall>,
   responses: Map<string, ApiResponse>,
   turns: Turn[],
-): void {
+): string[] {
+  const placedByTime: string[] = [];
   const resolving = new Set<string>();
   const turnOfAgent = (key: string): number | null => {
     const agent = agents.get(key);
@@ -463,8 +578,10 @@ function assignAgentTurns(
     if (call !== undefined)
       index = call.agentKey === null ? call.turnIndex : turnOfAgent(call.agentKey);
     // Unlinked and internal agents: the turn running when they started.
-    if ((index === null || index < 0) && agent.startTime !== null)
+    if ((index === null || index < 0) && agent.startTime !== null) {
       index = turnAt(turns, agent.startTime);
+      placedByTime.push(key);
+    }
     agent.turnIndex = index;
     return index;
   };
@@ -473,11 +590,21 @@ function assignAgentTurns(
     if (t.agentKey !== null) t.turnIndex = agents.get(t.agentKey)?.turnIndex ?? -1;
   for (const r of responses.values())
     if (r.agentKey !== null) r.turnIndex = agents.get(r.agentKey)?.turnIndex ?? -1;
+  return placedByTime;
 }
 
+/**
+ * The turn running at `time`, reading turns in file order: the last one
+ * before the first that starts later. (Not the last of all that start
+ * earlier: with a clock that stepped back, that could be a turn far later in
+ * the file, and a session read in segments could not know it yet.)
+ */
 function turnAt(turns: Turn[], time: number): number | null {
   let found: number | null = null;
-  for (const turn of turns) if (turn.startTime <= time) found = turn.index;
+  for (const turn of turns) {
+    if (turn.startTime > time) break;
+    found = turn.index;
+  }
   return found ?? (turns.length > 0 ? 0 : null);
 }
 

@@ -118,6 +118,11 @@ export interface SessionModel {
   contextWindow: number;
   /** Last timestamp seen anywhere in the session. */
   lastTimestamp: number | null;
+  /**
+   * Set on a segment of a session read in segments (assemble.ts SegmentCarry):
+   * its last turn is not the session's last, a later prompt closed it.
+   */
+  moreTurnsFollow?: boolean;
   warnings: ReadWarning[];
   /** Lines that parsed but were of no use (unknown types etc.). */
   ignoredLines: number;

@@ -69,6 +69,19 @@ export function createSessionState(sessionId: string, file: string): SessionStat
   };
 }
 
+/**
+ * Drops what a finished segment needed (its records, their times, its inline
+ * sidechains) and keeps what the whole session needs: the uuids seen (a line
+ * repeated later is still a duplicate), agent files, metas, progress links,
+ * warnings and counts.
+ */
+export function startNextSegment(state: SessionState): void {
+  state.entries = [];
+  state.uuidTime = new Map();
+  state.chainOf = new Map();
+  state.chainPrompt = new Map();
+}
+
 export function registerAgentFile(state: SessionState, agentId: string, file: string): void {
   if (!state.agentFiles.has(agentId)) state.agentFiles.set(agentId, file);
 }

@@ -285,7 +285,9 @@ export function buildTurnSpans(
     // A closed turn's unfinished work ends with the turn, so its spans stop
     // changing once a later turn starts; only the last turn runs to the end of the session.
     cutoff:
-      turnIndex === model.turns.length - 1 ? (model.lastTimestamp ?? turn.endTime) : turn.endTime,
+      turnIndex === model.turns.length - 1 && model.moreTurnsFollow !== true
+        ? (model.lastTimestamp ?? turn.endTime)
+        : turn.endTime,
     costs,
     options,
   };

@@ -8,7 +8,17 @@
 // identical. The direct encoder is also checked against the SDK on generated
 // spans, and the worker pool (built dist/, as `npm test` builds first) against
 // the plain path.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import fc from 'fast-check';
@@ -46,6 +56,7 @@ import {
 } from '../../src/app/session-spans-pool.js';
 import {
   sessionSpans,
+  streamSessionSpans,
   spansOfModel,
   textLimitFor,
   type TurnSpans,
@@ -213,6 +224,148 @@ describe('shipped conversion path = plain path, on every fixture', () => {
       encodeSpansWithSdk([], resource, 'http/protobuf'),
     );
     expect(assembleRequest([], resource).length).toBe(0);
+  });
+});
+
+// ---- reading in segments (bounded memory for huge transcripts) ----
+
+async function streamed(files: SessionFiles, options: SpanOptions, segmentRecords: number) {
+  const turns: TurnSpans[] = [];
+  const read = await streamSessionSpans(
+    files,
+    prices,
+    options,
+    (part) => {
+      turns.push(...part);
+    },
+    { segmentRecords, forceRecords: Number.POSITIVE_INFINITY },
+  );
+  return { ...read, turns };
+}
+
+describe('reading a session in segments = reading it whole, on every fixture', () => {
+  for (const content of MODES) {
+    it(`same turns, spans and digests at every segment size (content: ${content})`, async () => {
+      const options: SpanOptions = { content, maxAttributeBytes: 2048 };
+      let cuts = 0;
+      for (const files of sessions) {
+        const plain = plainSession(files, options);
+        const where = files.mainFile.slice(fixturesDir.length + 1);
+        // 1: a close is tried at every prompt; 7 and 40: segments of several turns.
+        for (const size of [1, 7, 40]) {
+          const got = await streamed(files, options, size);
+          expect(got.turns, `${where} @${size}`).toEqual(plain.turns);
+          expect(got.warnings, `${where} @${size}`).toEqual(plain.model.warnings);
+          expect(got.unknownModels, `${where} @${size}`).toEqual(plain.unknownModels);
+          expect(got.unterminated.sort(), `${where} @${size}`).toEqual(plain.unterminated.sort());
+          expect(got.forcedCuts).toBe(0);
+          cuts += got.segments - 1;
+        }
+      }
+      // The comparison means something only if sessions were really cut.
+      expect(cuts).toBeGreaterThanOrEqual(20);
+    });
+  }
+
+  it('one long session (real transcripts repeated, as bench:memory --single): same spans', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-segments-'));
+    try {
+      const generated = spawnSync(
+        process.execPath,
+        [join(repoRoot, 'bench', 'generate-corpus.mjs'), '--single', '4MB', '--out', dir],
+        { encoding: 'utf8' },
+      );
+      expect(generated.status, generated.stderr).toBe(0);
+      const [files] = await findSessions(dir);
+      expect(files).toBeDefined();
+      const options: SpanOptions = { content: 'labels', maxAttributeBytes: 2048 };
+      const plain = plainSession(files as SessionFiles, options);
+      expect(plain.turns.length).toBeGreaterThan(40);
+      for (const size of [1, 100, 800]) {
+        const got = await streamed(files as SessionFiles, options, size);
+        expect(got.segments).toBeGreaterThan(1);
+        expect(got.turns, `@${size}`).toEqual(plain.turns);
+        expect(got.warnings).toEqual(plain.model.warnings);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a call still waiting keeps its segment open; a forced cut loses no turn and no call', async () => {
+    // hand/running-tool (its Bash call has no result yet), then a second
+    // prompt and answer, then the Bash result: the first turn waits on a line
+    // of the second.
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-segments-'));
+    try {
+      const source = join(fixturesDir, 'hand', 'running-tool');
+      const name = readdirSync(source).find((n) => n.endsWith('.jsonl')) as string;
+      const lines = readFileSync(join(source, name), 'utf8').trimEnd().split('\n');
+      const base = JSON.parse(lines[1] as string) as Record<string, unknown>;
+      const line = (fields: Record<string, unknown>): string =>
+        JSON.stringify({ ...base, ...fields, thinkingMetadata: undefined, todos: undefined });
+      lines.push(
+        line({
+          parentUuid: null,
+          uuid: '00000000-0000-4000-8000-000000000001',
+          timestamp: '2026-02-26T14:30:00.000Z',
+          message: { role: 'user', content: 'And now the smoke tests.' },
+        }),
+        line({
+          type: 'assistant',
+          parentUuid: '00000000-0000-4000-8000-000000000001',
+          uuid: '00000000-0000-4000-8000-000000000002',
+          timestamp: '2026-02-26T14:30:05.000Z',
+          message: {
+            model: 'claude-opus-4-6',
+            id: 'msg_later',
+            type: 'message',
+            role: 'assistant',
+            content: [{ type: 'text', text: 'Done.' }],
+            stop_reason: 'end_turn',
+            usage: { input_tokens: 3, output_tokens: 2 },
+          },
+        }),
+        line({
+          parentUuid: '00000000-0000-4000-8000-000000000002',
+          uuid: '00000000-0000-4000-8000-000000000003',
+          timestamp: '2026-02-26T14:31:00.000Z',
+          message: {
+            role: 'user',
+            content: [
+              { tool_use_id: 'toolu_01Bxav9W8RSP4C7ZfoNhC07Z', type: 'tool_result', content: 'ok' },
+            ],
+          },
+        }),
+      );
+      writeFileSync(join(dir, name), `${lines.join('\n')}\n`);
+      const [files] = await findSessions(dir);
+      const options: SpanOptions = { content: 'labels', maxAttributeBytes: 2048 };
+      const plain = plainSession(files as SessionFiles, options);
+      expect(plain.turns.length).toBe(2);
+
+      // Not forced: the waiting call keeps the first segment open, so nothing differs.
+      const waiting = await streamed(files as SessionFiles, options, 1);
+      expect(waiting.segments).toBe(1);
+      expect(waiting.turns).toEqual(plain.turns);
+
+      const forced: TurnSpans[] = [];
+      const read = await streamSessionSpans(
+        files as SessionFiles,
+        prices,
+        options,
+        (part) => {
+          forced.push(...part);
+        },
+        { segmentRecords: 1, forceRecords: 1 },
+      );
+      expect(read.forcedCuts).toBe(1);
+      const ids = (list: TurnSpans[]) => list.flatMap((t) => t.spans.map((s) => s.spanId)).sort();
+      expect(forced.map((t) => t.traceId)).toEqual(plain.turns.map((t) => t.traceId));
+      expect(ids(forced)).toEqual(ids(plain.turns));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,0 +1,172 @@
+// Reads one session as segments of whole turns, so that a transcript of
+// gigabytes converts in bounded memory. Holding a session whole keeps every
+// record until finish(): 1.2 GB of heap for a 1 GB transcript (docs/benchmarks.md).
+//
+// Once a segment holds SEGMENT_RECORDS records, the reader tries to close it
+// before the next prompt: it finishes the segment on its own (the core's
+// SegmentCarry continues turn indices, links, the 1M window), hands its model
+// on, and drops its records. A segment is closed only when nothing in it waits
+// for a later line (every call has its result, every background agent its
+// <task-notification>), so its turns come out exactly as from the whole
+// session; otherwise the reader tries again further on. Sub-agent files join
+// the segment holding the call that spawned them, or, unlinked, the segment in
+// which they started, as turnAt() would place them. A segment still open
+// after FORCE_FACTOR times the size is closed anyway: memory stays bounded,
+// and only a call whose result comes after that point can differ.
+import { openSync, readSync, closeSync } from 'node:fs';
+import { finishSegment, opensTurn, wholeSession, type SegmentCarry } from '../core/assemble.js';
+import { isRealPrompt } from '../core/prompts.js';
+import type { ParseOptions, ParseOutcome } from '../core/parse-record.js';
+import { startNextSegment, type SessionState } from '../core/session-state.js';
+import type { SessionModel } from '../core/session-model.js';
+import type { SessionFiles } from '../adapters/session-files.js';
+import { feed, openSession } from './load-session.js';
+
+/** Records a segment holds before the reader tries to close it (~40 MB of transcript). */
+export const SEGMENT_RECORDS = 20_000;
+const FORCE_FACTOR = 4;
+/** Bytes read from the head of an agent file to find when it started. */
+const HEAD_BYTES = 64 * 1024;
+
+export interface SegmentReadOptions {
+  parse: ParseOptions;
+  /** Records per segment before a close is tried; Infinity reads the session whole. */
+  segmentRecords?: number;
+  /** Records at which a segment is closed even if still waiting (default 4 × segmentRecords). */
+  forceRecords?: number;
+}
+
+export interface SegmentedSession {
+  state: SessionState;
+  unterminated: string[];
+  segments: number;
+  /** Segments closed at the size limit while something in them still waited. */
+  forcedCuts: number;
+}
+
+/** Receives each segment's model and the index of the segment's first turn. */
+export type OnSegment = (model: SessionModel, firstTurn: number) => void | Promise<void>;
+
+interface PendingAgent {
+  agentId: string;
+  file: string;
+  /** First timestamp in the file's head; undefined until looked at. */
+  start?: number | null;
+}
+
+/** The first timestamp among the first lines of a file, or null. */
+function headTimestamp(file: string): number | null {
+  let text: string;
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(HEAD_BYTES);
+      text = buffer.toString('utf8', 0, readSync(fd, buffer, 0, HEAD_BYTES, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+  for (const line of text.split('\n')) {
+    try {
+      const value: unknown = JSON.parse(line);
+      if (typeof value !== 'object' || value === null) continue;
+      const stamp = (value as { timestamp?: unknown }).timestamp;
+      const time = typeof stamp === 'string' ? Date.parse(stamp) : Number.NaN;
+      if (Number.isFinite(time)) return time;
+    } catch {
+      // The head's last line is cut short, or a line is malformed: the reader reports those.
+    }
+  }
+  return null;
+}
+
+export async function readSegments(
+  files: SessionFiles,
+  options: SegmentReadOptions,
+  onSegment: OnSegment,
+): Promise<SegmentedSession> {
+  const limit = options.segmentRecords ?? SEGMENT_RECORDS;
+  const forceAt = options.forceRecords ?? limit * FORCE_FACTOR;
+  const state = openSession(files);
+  const unterminated: string[] = [];
+  const pending: PendingAgent[] = files.agentFiles.map((a) => ({ ...a }));
+  let carry: SegmentCarry = wholeSession();
+  let nextTry = limit;
+  let segments = 0;
+  let forcedCuts = 0;
+
+  const feedAgent = async (agent: PendingAgent): Promise<void> => {
+    pending.splice(pending.indexOf(agent), 1);
+    if (await feed(state, agent.file, agent.agentId, options.parse)) unterminated.push(agent.file);
+  };
+
+  /** Feeds the agent files that belong to the segment ending at cutTime. */
+  const feedAgentsOfSegment = async (cutTime: number): Promise<void> => {
+    const toolIds = new Set<string>();
+    const resultAgents = new Set<string>();
+    let scanned = 0;
+    for (;;) {
+      for (; scanned < state.entries.length; scanned++) {
+        const rec = state.entries[scanned]?.rec;
+        if (rec?.type === 'assistant') for (const use of rec.toolUses) toolIds.add(use.id);
+        else if (rec?.type === 'user' && rec.resultAgentId !== null)
+          resultAgents.add(rec.resultAgentId);
+      }
+      const belongs = pending.filter((a) => {
+        const link = state.metas.get(a.agentId)?.toolUseId ?? state.progressLinks.get(a.agentId);
+        if (
+          resultAgents.has(a.agentId) ||
+          (link !== undefined && link !== null && toolIds.has(link))
+        )
+          return true;
+        a.start ??= headTimestamp(a.file);
+        return a.start !== null && a.start < cutTime;
+      });
+      if (belongs.length === 0) return;
+      // Nested agents: their spawning calls are in the files just fed.
+      for (const agent of belongs) await feedAgent(agent);
+    }
+  };
+
+  const tryClose = async (
+    prompt: ParseOutcome & { kind: 'record' },
+    cutTime: number,
+  ): Promise<void> => {
+    const force = state.entries.length >= forceAt;
+    // First the main thread alone: a call still waiting rules the cut out
+    // before any agent file is read into this segment.
+    let segment = finishSegment(state, { ...carry, nextTurnStart: cutTime });
+    if ((segment.closed || force) && opensTurn(segment.next, prompt.record)) {
+      await feedAgentsOfSegment(cutTime);
+      segment = finishSegment(state, { ...carry, nextTurnStart: cutTime });
+    }
+    if (!(segment.closed || force) || !opensTurn(segment.next, prompt.record)) {
+      nextTry = state.entries.length + Math.ceil(limit / 4);
+      return;
+    }
+    if (!segment.closed) forcedCuts += 1;
+    segments += 1;
+    await onSegment(segment.model, carry.priorTurns.length);
+    carry = segment.next;
+    startNextSegment(state);
+    nextTry = limit;
+  };
+
+  const before = (outcome: ParseOutcome): Promise<void> | undefined => {
+    if (outcome.kind !== 'record' || state.entries.length < nextTry) return undefined;
+    const rec = outcome.record;
+    if (!isRealPrompt(rec)) return undefined;
+    // Without a time, no agent is placed by time in this segment (NaN compares false).
+    return tryClose(outcome, rec.timestamp ?? Number.NaN);
+  };
+
+  if (await feed(state, files.mainFile, null, options.parse, before))
+    unterminated.push(files.mainFile);
+  for (const agent of [...pending]) await feedAgent(agent);
+  const last = finishSegment(state, { ...carry, nextTurnStart: null });
+  segments += 1;
+  await onSegment(last.model, carry.priorTurns.length);
+  return { state, unterminated, segments, forcedCuts };
+}
