@@ -1,7 +1,8 @@
 // `ccotel export`: backfill transcripts as OTLP traces, one trace per turn.
-// Delivery is awaited batch by batch (≤ 512 spans); a turn is recorded in the
-// state file only once all its spans were accepted, so a failed run resends
-// exactly the turns that did not make it, with the same ids.
+// Batches (≤ 512 spans) are sent one at a time, the next converted while the
+// previous travels; a turn is recorded in the state file only once all its
+// spans were accepted, so a failed run resends exactly the turns that did not
+// make it, with the same ids.
 import { writeFile } from 'node:fs/promises';
 import type { PriceTable } from '../core/pricing.js';
 import type { Settings } from '../core/settings.js';
@@ -10,7 +11,7 @@ import type { ReadWarning } from '../core/waterfall-row.js';
 import { findSessions, type SessionFiles } from '../adapters/session-files.js';
 import { CliError } from '../adapters/cli-error.js';
 import { loadExportState, saveExportState, type ExportState } from './export-state.js';
-import { sessionSpans } from './session-spans.js';
+import { streamSessionSpans, type TurnSpans } from './session-spans.js';
 import type { SpanSink } from './span-sink.js';
 
 export const MAX_BATCH_SPANS = 512;
@@ -43,6 +44,9 @@ export interface ExportSummary {
   /** Why delivery stopped, when it did. */
   failure: string | null;
 }
+
+/** Thrown out of the reader when a batch could not be delivered. */
+class DeliveryStopped extends Error {}
 
 interface PendingTurn {
   traceId: string;
@@ -113,12 +117,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   let batch: SpanData[] = [];
   let batchTurns: PendingTurn[] = [];
 
-  const flush = async (): Promise<boolean> => {
-    if (batch.length === 0) return true;
-    const spans = batch;
-    const turns = batchTurns;
-    batch = [];
-    batchTurns = [];
+  /** Sends one batch; `completed` are the turns whose last span is in it. */
+  const deliver = async (spans: SpanData[], completed: PendingTurn[]): Promise<boolean> => {
     const result = await sink.send(spans);
     summary.requests += result.attempts;
     if (!result.ok) {
@@ -128,11 +128,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     }
     summary.spansSent += spans.length;
     summary.bytesSent += result.bytes;
-    for (const turn of turns) {
-      if (turn.remaining === 0) {
-        state.turns[turn.traceId] = turn.digest;
-        stateDirty = true;
-      }
+    for (const turn of completed) {
+      state.turns[turn.traceId] = turn.digest;
+      stateDirty = true;
     }
     // Saved after every accepted batch: a run that dies later resends only what
     // it had not yet recorded.
@@ -140,20 +138,38 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     return true;
   };
 
+  // One request travels while the next batch is converted: export is otherwise
+  // conversion, then a wait for the answer, then conversion again. Requests
+  // still go one at a time and in order, so the state file records turns in
+  // the order they were delivered. The outcome is captured at once so that a
+  // failure is never an unhandled rejection while conversion runs.
+  let inFlight: Promise<{ ok: boolean } | { error: unknown }> | null = null;
+  const settle = async (): Promise<boolean> => {
+    if (inFlight === null) return true;
+    const outcome = await inFlight;
+    inFlight = null;
+    if ('error' in outcome) throw outcome.error;
+    return outcome.ok;
+  };
+  const flush = async (): Promise<boolean> => {
+    if (batch.length === 0) return true;
+    const spans = batch;
+    // Decided now: later batches are built (and `remaining` drops) while this one travels.
+    const completed = batchTurns.filter((t) => t.remaining === 0);
+    batch = [];
+    batchTurns = [];
+    if (!(await settle())) return false;
+    inFlight = deliver(spans, completed).then(
+      (ok) => ({ ok }),
+      (error: unknown) => ({ error }),
+    );
+    return true;
+  };
+
   let done = 0;
   let stopped = false;
-  for (const files of sessions) {
-    if (stopped) break;
-    const session = await sessionSpans(files, options.prices, {
-      content: settings.content,
-      maxAttributeBytes: settings.maxAttributeBytes,
-    });
-    summary.warnings.push(...session.model.warnings);
-    for (const m of session.unknownModels) {
-      if (!unknownModels.has(m)) options.onNote?.(`no price for model ${m}: its cost is left out`);
-      unknownModels.add(m);
-    }
-    for (const turn of session.turns) {
+  const sendTurns = async (turns: TurnSpans[]): Promise<void> => {
+    for (const turn of turns) {
       if (options.since !== null && turn.startTime < options.since) continue;
       // The same history in a resumed or forked file: same prompt uuid, same trace.
       if (seenTraces.has(turn.traceId)) {
@@ -177,16 +193,37 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         if (batchTurns[batchTurns.length - 1] !== pending) batchTurns.push(pending);
         if (batch.length >= MAX_BATCH_SPANS && !(await flush())) {
           stopped = true;
-          break;
+          // Nothing more can be delivered: stop reading the session too.
+          throw new DeliveryStopped();
         }
       }
-      if (stopped) break;
+    }
+  };
+  for (const files of sessions) {
+    if (stopped) break;
+    const spanOptions = {
+      content: settings.content,
+      maxAttributeBytes: settings.maxAttributeBytes,
+    };
+    try {
+      // Turns are sent a segment at a time: a transcript of gigabytes is never held whole.
+      const session = await streamSessionSpans(files, options.prices, spanOptions, sendTurns);
+      summary.warnings.push(...session.warnings);
+      for (const m of session.unknownModels) {
+        if (!unknownModels.has(m))
+          options.onNote?.(`no price for model ${m}: its cost is left out`);
+        unknownModels.add(m);
+      }
+    } catch (err) {
+      if (!(err instanceof DeliveryStopped)) throw err;
+      break;
     }
     done += 1;
     options.onProgress?.(done, sessions.length);
   }
   // The last partial batch; a failure here is recorded in summary.failure.
   if (!stopped) await flush();
+  await settle();
   await persist();
   return summary;
 }
