@@ -400,9 +400,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
   };
   const next: SegmentCarry = {
     // Only what later turns read of earlier ones: index, prompt uuid, start time.
-    priorTurns: turns.map((t) =>
-      t.index < base ? t : { ...t, responseKeys: [], toolIds: [], agentKeys: [] },
-    ),
+    priorTurns: turns.map((t) => (t.index < base ? t : priorTurn(t))),
     commands,
     nextTurnStart: carry.nextTurnStart,
     largeWindow,
@@ -417,6 +415,21 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
         (agents.get(key)?.startTime ?? 0) < (carry.nextTurnStart ?? Number.POSITIVE_INFINITY),
     );
   return { model, next, closed };
+}
+
+/** A finished turn as later segments see it: what they read of it, nothing more. */
+function priorTurn(t: Turn): Turn {
+  return {
+    ...t,
+    promptText: null,
+    cwd: null,
+    gitBranch: null,
+    version: null,
+    responseKeys: [],
+    toolIds: [],
+    agentKeys: [],
+    tokens: emptyTotals(),
+  };
 }
 
 function isClosed(

@@ -7,6 +7,7 @@ import type { ParseOutcome } from './parse-record.js';
 import type { TranscriptRecord, UserRecord, AssistantRecord } from './records.js';
 import type { AgentKey } from './session-model.js';
 import type { ReadWarning } from './waterfall-row.js';
+import { UuidSet } from './uuid-set.js';
 
 /** Where a line came from: the session's main file or a sub-agent file. */
 export interface LineSource {
@@ -35,7 +36,8 @@ export interface SessionState {
   sessionId: string;
   file: string;
   entries: Entry[];
-  seenUuids: Set<string>;
+  /** Kept for the whole session, also when it is read in segments: compact. */
+  seenUuids: UuidSet;
   /** Timestamps of every uuid seen, copied history included: responses answer them. */
   uuidTime: Map<string, number>;
   /** 1.0.x inline sidechains: uuid → chain key, and each chain's root prompt. */
@@ -56,7 +58,7 @@ export function createSessionState(sessionId: string, file: string): SessionStat
     sessionId,
     file,
     entries: [],
-    seenUuids: new Set(),
+    seenUuids: new UuidSet(),
     uuidTime: new Map(),
     chainOf: new Map(),
     chainPrompt: new Map(),

@@ -1,0 +1,100 @@
+// A set of the uuids a session has seen, in 16 bytes each. A session read in
+// segments keeps this set for its whole length (a line repeated far later is
+// still a duplicate): as a Set<string> it cost ~80 bytes a uuid, 40 MB for a
+// 1 GB transcript. Canonical uuids are stored as their 128 bits in an
+// open-addressed table of Int32 words; anything else falls back to a Set.
+// Exact: no fingerprint, so no false duplicate can ever drop a line.
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The four 32-bit words of a canonical lower-case uuid. */
+function wordsOf(uuid: string, out: Int32Array): void {
+  out[0] = Number.parseInt(uuid.slice(0, 8), 16) | 0;
+  out[1] = Number.parseInt(uuid.slice(9, 13) + uuid.slice(14, 18), 16) | 0;
+  out[2] = Number.parseInt(uuid.slice(19, 23) + uuid.slice(24, 28), 16) | 0;
+  out[3] = Number.parseInt(uuid.slice(28, 36), 16) | 0;
+}
+
+export class UuidSet {
+  /** 4 words per slot; a slot of four zero words is empty (the nil uuid is kept apart). */
+  private table = new Int32Array(4 * 1024);
+  private count = 0;
+  private hasNil = false;
+  private readonly others = new Set<string>();
+  private readonly key = new Int32Array(4);
+
+  get size(): number {
+    return this.count + (this.hasNil ? 1 : 0) + this.others.size;
+  }
+
+  has(value: string): boolean {
+    return this.visit(value, false);
+  }
+
+  add(value: string): this {
+    this.visit(value, true);
+    return this;
+  }
+
+  /** Looks the value up, inserting it when `insert`; returns whether it was there. */
+  private visit(value: string, insert: boolean): boolean {
+    if (!UUID.test(value)) {
+      const had = this.others.has(value);
+      if (insert && !had) this.others.add(value);
+      return had;
+    }
+    const k = this.key;
+    wordsOf(value, k);
+    const [a, b, c, d] = [k[0] ?? 0, k[1] ?? 0, k[2] ?? 0, k[3] ?? 0];
+    if ((a | b | c | d) === 0) {
+      const had = this.hasNil;
+      if (insert) this.hasNil = true;
+      return had;
+    }
+    const slots = this.table.length >> 2;
+    // Random v4 bits: the first word is already well spread.
+    let slot = (Math.imul(a ^ d, 0x9e3779b1) >>> 0) & (slots - 1);
+    for (;;) {
+      const at = slot << 2;
+      const w0 = this.table[at] ?? 0;
+      const w1 = this.table[at + 1] ?? 0;
+      const w2 = this.table[at + 2] ?? 0;
+      const w3 = this.table[at + 3] ?? 0;
+      if ((w0 | w1 | w2 | w3) === 0) break;
+      if (w0 === a && w1 === b && w2 === c && w3 === d) return true;
+      slot = (slot + 1) & (slots - 1);
+    }
+    if (!insert) return false;
+    const at = slot << 2;
+    this.table[at] = a;
+    this.table[at + 1] = b;
+    this.table[at + 2] = c;
+    this.table[at + 3] = d;
+    this.count += 1;
+    if (this.count * 2 > slots) this.grow();
+    return false;
+  }
+
+  private grow(): void {
+    const old = this.table;
+    this.table = new Int32Array(old.length * 2);
+    const slots = this.table.length >> 2;
+    for (let at = 0; at < old.length; at += 4) {
+      const a = old[at] ?? 0;
+      const b = old[at + 1] ?? 0;
+      const c = old[at + 2] ?? 0;
+      const d = old[at + 3] ?? 0;
+      if ((a | b | c | d) === 0) continue;
+      let slot = (Math.imul(a ^ d, 0x9e3779b1) >>> 0) & (slots - 1);
+      while (
+        ((this.table[slot << 2] ?? 0) |
+          (this.table[(slot << 2) + 1] ?? 0) |
+          (this.table[(slot << 2) + 2] ?? 0) |
+          (this.table[(slot << 2) + 3] ?? 0)) !==
+        0
+      )
+        slot = (slot + 1) & (slots - 1);
+      this.table.set([a, b, c, d], slot << 2);
+    }
+  }
+}
