@@ -130,22 +130,30 @@ async function convert({
     segments: 0,
   };
   let batch = [];
+  let ranges = [];
+  // As export does: protobuf requests assembled from the span fields each turn
+  // was hashed with (TurnSpans.encoded), not encoded a second time.
+  const fromFields = mode !== 'reference' && encoder === 'direct' && protocol === 'http/protobuf';
   const flush = () => {
     if (batch.length === 0) return;
-    const body = encode(batch, resource, protocol);
+    const body = fromFields ? assembleRequest(ranges, resource) : encode(batch, resource, protocol);
     totals.requests += 1;
     totals.otlpBytes += body.byteLength;
     digest.update(body);
     batch = [];
+    ranges = [];
   };
   const take = (session) => {
     totals.warnings += session.warnings.length;
     totals.ignoredLines += session.ignoredLines;
     for (const turn of session.turns) {
       totals.turns += 1;
-      for (const span of turn.spans) {
-        batch.push(span);
-        totals.spans += 1;
+      for (let from = 0; from < turn.spans.length; ) {
+        const to = Math.min(turn.spans.length, from + MAX_BATCH_SPANS - batch.length);
+        for (let i = from; i < to; i++) batch.push(turn.spans[i]);
+        ranges.push({ encoded: turn.encoded, from, to });
+        totals.spans += to - from;
+        from = to;
         if (batch.length >= MAX_BATCH_SPANS) flush();
       }
     }

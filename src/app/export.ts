@@ -9,6 +9,7 @@ import type { Settings } from '../core/settings.js';
 import type { SpanData } from '../core/span-data.js';
 import type { ReadWarning } from '../core/waterfall-row.js';
 import { findSessions, type SessionFiles } from '../adapters/session-files.js';
+import type { SpanRange } from '../adapters/otlp-encode.js';
 import { CliError } from '../adapters/cli-error.js';
 import { loadExportState, saveExportState, type ExportState } from './export-state.js';
 import { streamSessionSpans, type TurnSpans } from './session-spans.js';
@@ -118,11 +119,16 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   const seenTraces = new Set<string>();
   const unknownModels = new Set<string>();
   let batch: SpanData[] = [];
+  let batchRanges: SpanRange[] = [];
   let batchTurns: PendingTurn[] = [];
 
   /** Sends one batch; `completed` are the turns whose last span is in it. */
-  const deliver = async (spans: SpanData[], completed: PendingTurn[]): Promise<boolean> => {
-    const result = await sink.send(spans);
+  const deliver = async (
+    spans: SpanData[],
+    ranges: SpanRange[],
+    completed: PendingTurn[],
+  ): Promise<boolean> => {
+    const result = await sink.send(spans, ranges);
     summary.requests += result.attempts;
     if (!result.ok) {
       summary.spansFailed += spans.length;
@@ -162,12 +168,14 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   const flush = async (): Promise<boolean> => {
     if (batch.length === 0) return true;
     const spans = batch;
+    const ranges = batchRanges;
     // Decided now: later batches are built (and `remaining` drops) while this one travels.
     const completed = batchTurns.filter((t) => t.remaining === 0);
     batch = [];
+    batchRanges = [];
     batchTurns = [];
     if (!(await settle())) return false;
-    inFlight = deliver(spans, completed).then(
+    inFlight = deliver(spans, ranges, completed).then(
       (ok) => ({ ok }),
       (error: unknown) => ({ error }),
     );
@@ -195,10 +203,14 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         digest: turn.digest,
         remaining: turn.spans.length,
       };
-      for (const span of turn.spans) {
-        batch.push(span);
-        pending.remaining -= 1;
-        if (batchTurns[batchTurns.length - 1] !== pending) batchTurns.push(pending);
+      // The turn's spans fill batches of MAX_BATCH_SPANS, a turn cut across two if need be.
+      for (let from = 0; from < turn.spans.length;) {
+        const to = Math.min(turn.spans.length, from + MAX_BATCH_SPANS - batch.length);
+        for (let i = from; i < to; i++) batch.push(turn.spans[i] as SpanData);
+        batchRanges.push({ encoded: turn.encoded, from, to });
+        pending.remaining -= to - from;
+        batchTurns.push(pending);
+        from = to;
         if (batch.length >= MAX_BATCH_SPANS && !(await flush())) {
           stopped = true;
           // Nothing more can be delivered: stop reading the session too.

@@ -1,6 +1,7 @@
 // One session, read from disk, as spans grouped by turn. Shared by export,
 // the benchmarks and (per turn) the daemon.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
+import { encodeSpanFields, type EncodedSpans } from '../adapters/otlp-encode.js';
 import { finish } from '../core/assemble.js';
 import type { PriceTable } from '../core/pricing.js';
 import { costSession } from '../core/session-cost.js';
@@ -17,6 +18,8 @@ export interface TurnSpans {
   traceId: string;
   startTime: number;
   spans: SpanData[];
+  /** The spans' protobuf fields: hashed for the digest, and what export sends. */
+  encoded: EncodedSpans;
   /** Hash of the spans' content: a changed turn (it grew, it finished) hashes anew. */
   digest: string;
 }
@@ -33,9 +36,19 @@ export function textLimitFor(options: SpanOptions): number {
   return options.content === 'full' ? Math.max(1024, options.maxAttributeBytes) : 1024;
 }
 
+/**
+ * SHA-256 of the spans' OTLP protobuf encoding: every field that is sent, and
+ * a span's completeness with it (an unfinished span carries
+ * claude_code.incomplete). Hashing the JSON text instead cost a fifth of the
+ * conversion's CPU: the stringify, then UTF-8 conversion of the string, slow
+ * for the many turns whose text holds a character beyond Latin-1.
+ */
 export function digestOf(spans: SpanData[]): string {
-  return createHash('sha256').update(JSON.stringify(spans)).digest('hex').slice(0, 32);
+  return digestOfEncoded(encodeSpanFields(spans));
 }
+
+const digestOfEncoded = (encoded: EncodedSpans): string =>
+  hash('sha256', encoded.bytes).slice(0, 32);
 
 /** Spans of the model's turns from `firstTurn` on (a segment's own turns). */
 export function spansOfModel(
@@ -47,11 +60,13 @@ export function spansOfModel(
   const costs = costSession(model, prices);
   const turns = model.turns.slice(firstTurn).map((turn) => {
     const spans = buildTurnSpans(model, turn.index, costs, options);
+    const encoded = encodeSpanFields(spans);
     return {
       traceId: traceIdFor(turn.promptUuid),
       startTime: turn.startTime,
       spans,
-      digest: digestOf(spans),
+      encoded,
+      digest: digestOfEncoded(encoded),
     };
   });
   return { turns, unknownModels: costs.unknownModels };

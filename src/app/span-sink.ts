@@ -4,14 +4,24 @@ import { appendFile } from 'node:fs/promises';
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanData } from '../core/span-data.js';
 import type { Settings } from '../core/settings.js';
-import { contentTypeOf, encodeSpans } from '../adapters/otlp-encode.js';
+import {
+  assembleRequest,
+  contentTypeOf,
+  encodeSpans,
+  type SpanRange,
+} from '../adapters/otlp-encode.js';
 import { sendOtlp, type AttemptFailure, type SendResult } from '../adapters/otlp-http-sender.js';
 import { readFileSync } from 'node:fs';
 import { CliError } from '../adapters/cli-error.js';
 
 export interface SpanSink {
   readonly description: string;
-  send(spans: SpanData[]): Promise<SendResult & { bytes: number }>;
+  /**
+   * `encoded`, when given, holds the same spans already encoded as protobuf
+   * span fields (export has them from hashing each turn): the protobuf
+   * request is then assembled from them rather than encoded a second time.
+   */
+  send(spans: SpanData[], encoded?: SpanRange[]): Promise<SendResult & { bytes: number }>;
 }
 
 export interface RetryPolicy {
@@ -38,8 +48,11 @@ export function otlpSink(settings: Settings, resource: Resource, retry: RetryPol
   };
   return {
     description: settings.endpoint,
-    async send(spans) {
-      const body = encodeSpans(spans, resource, settings.protocol);
+    async send(spans, encoded) {
+      const body =
+        encoded !== undefined && settings.protocol === 'http/protobuf'
+          ? assembleRequest(encoded, resource)
+          : encodeSpans(spans, resource, settings.protocol);
       const result = await sendOtlp(body, {
         url: settings.endpoint,
         headers: settings.headers,

@@ -152,18 +152,30 @@ const allSpans = (turns: TurnSpans[]): SpanData[] => turns.flatMap((t) => t.span
 const sdkBytes = (spans: SpanData[]): Buffer =>
   Buffer.from(encodeSpansWithSdk(spans, resource, 'http/protobuf'));
 
-/** Requests of at most `size` spans cut across turns, as export batches them, from span fields. */
+/**
+ * Requests of at most `size` spans cut across turns, as export batches them:
+ * assembled from each turn's own span fields (TurnSpans.encoded, the bytes its
+ * digest hashes), a turn split across requests where the batch fills.
+ */
 function assembledBatches(turns: TurnSpans[], size: number): Buffer[] {
-  const spans = allSpans(turns);
-  const encoded = encodeSpanFields(spans);
   const out: Buffer[] = [];
-  for (let from = 0; from < spans.length; from += size) {
-    out.push(
-      Buffer.from(
-        assembleRequest([{ encoded, from, to: Math.min(spans.length, from + size) }], resource),
-      ),
-    );
+  let ranges: { encoded: TurnSpans['encoded']; from: number; to: number }[] = [];
+  let count = 0;
+  const flush = () => {
+    if (count > 0) out.push(Buffer.from(assembleRequest(ranges, resource)));
+    ranges = [];
+    count = 0;
+  };
+  for (const turn of turns) {
+    for (let from = 0; from < turn.spans.length;) {
+      const to = Math.min(turn.spans.length, from + size - count);
+      ranges.push({ encoded: turn.encoded, from, to });
+      count += to - from;
+      from = to;
+      if (count >= size) flush();
+    }
   }
+  flush();
   return out;
 }
 
@@ -193,7 +205,7 @@ describe('shipped conversion path = plain path, on every fixture', () => {
           Buffer.from(encodeSpans(spans, resource, 'http/protobuf')).equals(reference),
           `${where}: one request`,
         ).toBe(true);
-        // Cut across turns into small requests, from span fields (the worker pool's route).
+        // Cut across turns into small requests, from each turn's span fields (export's route).
         const expected: Buffer[] = [];
         for (let from = 0; from < spans.length; from += 7)
           expected.push(sdkBytes(allSpans(plain.turns).slice(from, from + 7)));
