@@ -5,14 +5,38 @@
 // open-addressed table of Int32 words; anything else falls back to a Set.
 // Exact: no fingerprint, so no false duplicate can ever drop a line.
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Value of a hex digit's char code, or -1. */
+function nibble(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  if (code >= 97 && code <= 102) return code - 87;
+  return -1;
+}
 
-/** The four 32-bit words of a canonical lower-case uuid. */
-function wordsOf(uuid: string, out: Int32Array): void {
-  out[0] = Number.parseInt(uuid.slice(0, 8), 16) | 0;
-  out[1] = Number.parseInt(uuid.slice(9, 13) + uuid.slice(14, 18), 16) | 0;
-  out[2] = Number.parseInt(uuid.slice(19, 23) + uuid.slice(24, 28), 16) | 0;
-  out[3] = Number.parseInt(uuid.slice(28, 36), 16) | 0;
+/**
+ * Fills `out` with the four 32-bit words of a canonical lower-case uuid and
+ * returns true, or returns false for any other string. (A regex test and
+ * four parseInt calls per line cost 2% of a conversion.)
+ */
+function wordsOf(uuid: string, out: Int32Array): boolean {
+  if (uuid.length !== 36) return false;
+  let word = 0;
+  let digits = 0;
+  for (let i = 0; i < 36; i++) {
+    const code = uuid.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (code !== 45) return false;
+      continue;
+    }
+    const n = nibble(code);
+    if (n < 0) return false;
+    word = (word << 4) | n;
+    digits += 1;
+    if ((digits & 7) === 0) {
+      out[(digits >> 3) - 1] = word;
+      word = 0;
+    }
+  }
+  return true;
 }
 
 export class UuidSet {
@@ -38,13 +62,12 @@ export class UuidSet {
 
   /** Looks the value up, inserting it when `insert`; returns whether it was there. */
   private visit(value: string, insert: boolean): boolean {
-    if (!UUID.test(value)) {
+    const k = this.key;
+    if (!wordsOf(value, k)) {
       const had = this.others.has(value);
       if (insert && !had) this.others.add(value);
       return had;
     }
-    const k = this.key;
-    wordsOf(value, k);
     const [a, b, c, d] = [k[0] ?? 0, k[1] ?? 0, k[2] ?? 0, k[3] ?? 0];
     if ((a | b | c | d) === 0) {
       const had = this.hasNil;
