@@ -3,7 +3,22 @@
 //   2.0.x  <proj>/agent-<id>.jsonl beside the sessions (owner read from its sessionId)
 //   2.1.x  <proj>/<sid>/subagents/agent-<id>.jsonl (+ .meta.json, + workflows/wf_*/)
 // sessions-index.json is unreliable (often empty) and never consulted.
-import { open, readdir, stat } from 'node:fs/promises';
+//
+// The work is synchronous inside: on a projects dir of 10,000 files, async
+// readdir/stat calls each wait ~0.15 ms for the thread pool, which made the
+// walk several times slower than the syscalls themselves. Directories are
+// listed with their entry types, so a session dir is only listed when it
+// exists (a failed readdir costs an Error with its stack: ~20 µs each, and most
+// 1.0.x sessions have no dir). The async exports keep their signatures.
+import {
+  closeSync,
+  openSync,
+  readSync,
+  readdirSync,
+  statSync,
+  type Dirent,
+  type Stats,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CliError } from './cli-error.js';
 
@@ -20,75 +35,149 @@ export interface SessionFiles {
   metaFiles: string[];
 }
 
-const AGENT_FILE = /^agent-(.+)\.jsonl$/;
-const META_FILE = /^agent-(.+)\.meta\.json$/;
-
-async function isDir(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => null))?.isDirectory() ?? false;
+/** One entry of a directory listing; isDir follows symlinks. */
+export interface DirEntry {
+  name: string;
+  isDir: boolean;
 }
 
 /** Told of a dir that exists but cannot be read (a warning, not the end of the run). */
 export type ProblemSink = (path: string, reason: string) => void;
 
-async function list(dir: string, onProblem?: ProblemSink): Promise<string[]> {
+/**
+ * Where discovery gets its listings: the disk, or a walk done earlier (the
+ * daemon lists every dir once at start-up, for its watches and its scan).
+ */
+export interface DirSource {
+  /** Entries sorted by name; [] for a missing dir; an unreadable one is told to onProblem. */
+  list(dir: string, onProblem?: ProblemSink): DirEntry[];
+}
+
+const AGENT_FILE = /^agent-(.+)\.jsonl$/;
+const META_FILE = /^agent-(.+)\.meta\.json$/;
+
+const byName = (a: DirEntry, b: DirEntry): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
+/** stat, following symlinks; null when missing or not reachable (ENOTDIR, EACCES). */
+export function statOrNull(path: string): Stats | null {
   try {
-    return (await readdir(dir)).sort();
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    // A missing dir is simply empty; an unreadable one must be said, never silently skipped.
-    if (code !== 'ENOENT' && code !== 'ENOTDIR')
-      onProblem?.(dir, `cannot read directory (${code ?? 'error'})`);
-    return [];
+    return statSync(path, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
   }
 }
+
+const isDirSync = (path: string): boolean => statOrNull(path)?.isDirectory() ?? false;
+
+/** Entries of a dir, sorted by name (throws the readdir error). */
+export function readDirEntries(dir: string): DirEntry[] {
+  const dirents: Dirent[] = readdirSync(dir, { withFileTypes: true });
+  const out: DirEntry[] = dirents.map((d) => ({
+    name: d.name,
+    // Only a symlink needs a stat to know what it points to.
+    isDir: d.isDirectory() || (d.isSymbolicLink() && isDirSync(join(dir, d.name))),
+  }));
+  return out.sort(byName);
+}
+
+/** Reads the disk for each listing. */
+export const diskSource: DirSource = {
+  list(dir, onProblem) {
+    try {
+      return readDirEntries(dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // A missing dir is simply empty; an unreadable one must be said, never silently skipped.
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        onProblem?.(dir, `cannot read directory (${code ?? 'error'})`);
+      return [];
+    }
+  },
+};
+
+// Reused by every ownerOf call: the daemon reads hundreds of flat agent files at start-up.
+let ownerBuffer: Buffer | null = null;
+const SESSION_ID_KEY = Buffer.from('"sessionId"');
+const SESSION_ID_AT = /"sessionId"\s*:\s*"([^"]+)"/y;
 
 /** sessionId of a 2.0.x flat agent file: its first line names the parent session. */
-export async function ownerOf(file: string): Promise<string | null> {
-  const handle = await open(file, 'r').catch(() => null);
-  if (handle === null) return null;
+export function ownerOfSync(file: string): string | null {
+  let fd: number;
   try {
-    const buf = Buffer.alloc(64 * 1024);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    const match = /"sessionId"\s*:\s*"([^"]+)"/.exec(buf.toString('utf8', 0, bytesRead));
-    return match?.[1] ?? null;
+    fd = openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    ownerBuffer ??= Buffer.allocUnsafe(64 * 1024);
+    const buf = ownerBuffer;
+    const head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0));
+    // Only the bytes after each "sessionId" key are decoded, not the whole 64 KB.
+    for (
+      let at = head.indexOf(SESSION_ID_KEY);
+      at !== -1;
+      at = head.indexOf(SESSION_ID_KEY, at + 1)
+    ) {
+      SESSION_ID_AT.lastIndex = 0;
+      const match = SESSION_ID_AT.exec(head.toString('utf8', at, at + 512));
+      if (match?.[1] !== undefined) return match[1];
+    }
+    return null;
+  } catch {
+    return null;
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
-export async function subagentFiles(
+export async function ownerOf(file: string): Promise<string | null> {
+  return ownerOfSync(file);
+}
+
+export function subagentFilesSync(
   sessionDir: string,
-): Promise<{ agents: AgentFile[]; metas: string[] }> {
+  source: DirSource = diskSource,
+): { agents: AgentFile[]; metas: string[] } {
   const agents: AgentFile[] = [];
   const metas: string[] = [];
-  const walk = async (dir: string, depth: number): Promise<void> => {
-    for (const name of await list(dir)) {
+  const walk = (dir: string, depth: number): void => {
+    for (const { name, isDir } of source.list(dir)) {
       const path = join(dir, name);
       const agent = AGENT_FILE.exec(name);
       if (agent?.[1] !== undefined) agents.push({ agentId: agent[1], file: path });
       else if (META_FILE.test(name)) metas.push(path);
       else if (
         depth < 3 &&
-        (name === 'subagents' || name === 'workflows' || name.startsWith('wf_')) &&
-        (await isDir(path))
+        isDir &&
+        (name === 'subagents' || name === 'workflows' || name.startsWith('wf_'))
       ) {
-        await walk(path, depth + 1);
+        walk(path, depth + 1);
       }
     }
   };
-  await walk(sessionDir, 0);
+  walk(sessionDir, 0);
   return { agents, metas };
 }
 
+export async function subagentFiles(
+  sessionDir: string,
+): Promise<{ agents: AgentFile[]; metas: string[] }> {
+  return subagentFilesSync(sessionDir);
+}
+
 /** All sessions of one project dir. */
-export async function sessionsInProject(
+export function sessionsInProjectSync(
   projectDir: string,
   onProblem?: ProblemSink,
-): Promise<SessionFiles[]> {
-  const names = await list(projectDir, onProblem);
+  source: DirSource = diskSource,
+): SessionFiles[] {
+  const entries = source.list(projectDir, onProblem);
+  const subdirs = new Set<string>();
+  for (const e of entries) if (e.isDir) subdirs.add(e.name);
   const flatAgents: AgentFile[] = [];
   const sessions: SessionFiles[] = [];
-  for (const name of names) {
+  for (const { name } of entries) {
     if (!name.endsWith('.jsonl')) continue;
     const agent = AGENT_FILE.exec(name);
     if (agent?.[1] !== undefined) {
@@ -96,7 +185,10 @@ export async function sessionsInProject(
       continue;
     }
     const sessionId = name.slice(0, -'.jsonl'.length);
-    const { agents, metas } = await subagentFiles(join(projectDir, sessionId));
+    // 2.1.x: the session's sub-agents live in a dir named after it, when there is one.
+    const { agents, metas } = subdirs.has(sessionId)
+      ? subagentFilesSync(join(projectDir, sessionId), source)
+      : { agents: [], metas: [] };
     sessions.push({
       sessionId,
       projectDir,
@@ -108,24 +200,36 @@ export async function sessionsInProject(
   if (flatAgents.length > 0) {
     const byId = new Map(sessions.map((s) => [s.sessionId, s]));
     for (const agent of flatAgents) {
-      const owner = await ownerOf(agent.file);
+      const owner = ownerOfSync(agent.file);
       if (owner !== null) byId.get(owner)?.agentFiles.push(agent);
     }
   }
   return sessions;
 }
 
+/** All sessions of one project dir. */
+export async function sessionsInProject(
+  projectDir: string,
+  onProblem?: ProblemSink,
+): Promise<SessionFiles[]> {
+  return sessionsInProjectSync(projectDir, onProblem);
+}
+
 /**
  * Sessions under a path: a transcript file, a project dir, or a projects root
  * (a dir of project dirs). Throws a CliError when the path has none.
  */
-export async function findSessions(path: string, onProblem?: ProblemSink): Promise<SessionFiles[]> {
-  const info = await stat(path).catch(() => null);
+export function findSessionsSync(
+  path: string,
+  onProblem?: ProblemSink,
+  source: DirSource = diskSource,
+): SessionFiles[] {
+  const info = statOrNull(path);
   if (info === null) throw new CliError(`no such file or directory: ${path}`, 3);
   if (info.isFile()) {
     const name = basename(path);
     if (!name.endsWith('.jsonl')) throw new CliError(`not a transcript (.jsonl): ${path}`, 3);
-    const inProject = await sessionsInProject(dirname(path));
+    const inProject = sessionsInProjectSync(dirname(path), undefined, source);
     const found = inProject.find((s) => s.mainFile === path);
     if (found !== undefined) return [found];
     return [
@@ -138,7 +242,7 @@ export async function findSessions(path: string, onProblem?: ProblemSink): Promi
       },
     ];
   }
-  const direct = await sessionsInProject(path, onProblem);
+  const direct = sessionsInProjectSync(path, onProblem, source);
   if (direct.length > 0) return direct;
   const nested: SessionFiles[] = [];
   let unreadable = 0;
@@ -146,13 +250,19 @@ export async function findSessions(path: string, onProblem?: ProblemSink): Promi
     unreadable += 1;
     onProblem?.(p, reason);
   };
-  for (const name of await list(path, count)) {
-    const sub = join(path, name);
-    if (await isDir(sub)) nested.push(...(await sessionsInProject(sub, count)));
-  }
+  for (const { name, isDir } of source.list(path, count))
+    if (isDir) nested.push(...sessionsInProjectSync(join(path, name), count, source));
   if (nested.length === 0 && unreadable === 0)
     throw new CliError(`no Claude Code transcripts (*.jsonl) found under ${path}`, 3);
   return nested;
+}
+
+/**
+ * Sessions under a path: a transcript file, a project dir, or a projects root
+ * (a dir of project dirs). Rejects with a CliError when the path has none.
+ */
+export async function findSessions(path: string, onProblem?: ProblemSink): Promise<SessionFiles[]> {
+  return findSessionsSync(path, onProblem);
 }
 
 /** A session id looked up under a projects root. */
@@ -160,11 +270,11 @@ export async function findSessionById(
   projectsRoot: string,
   sessionId: string,
 ): Promise<SessionFiles> {
-  for (const name of await list(projectsRoot)) {
+  for (const { name, isDir } of diskSource.list(projectsRoot)) {
+    if (!isDir) continue;
     const dir = join(projectsRoot, name);
-    const candidate = join(dir, `${sessionId}.jsonl`);
-    if ((await stat(candidate).catch(() => null))?.isFile() === true) {
-      const found = (await sessionsInProject(dir)).find((s) => s.sessionId === sessionId);
+    if (statOrNull(join(dir, `${sessionId}.jsonl`))?.isFile() === true) {
+      const found = sessionsInProjectSync(dir).find((s) => s.sessionId === sessionId);
       if (found !== undefined) return found;
     }
   }

@@ -1,6 +1,6 @@
 // `ccotel watch`: follows the projects dirs and sends each span as soon as the
 // work it describes is over. Wiring only; the parts:
-//   dir-watcher (chokidar)  → which file changed
+//   dir-watcher (fs.watch)  → which file changed
 //   session-tracker         → tail it, fold into core state, rebuild the turns
 //                             it touched, queue spans whose content is final
 //   delivery-queue          → batch, send, retry through outages
@@ -12,6 +12,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import type { Resource } from '@opentelemetry/resources';
 import type { PriceTable } from '../../core/pricing.js';
 import type { Settings } from '../../core/settings.js';
+import { walkDirs, type DirListing } from '../../adapters/dir-walk.js';
 import { watchDirs, type DirWatcher, type WatchEvent } from '../../adapters/dir-watcher.js';
 import type { Logger } from '../../adapters/logger.js';
 import { ownerOf, subagentFiles } from '../../adapters/session-files.js';
@@ -451,6 +452,10 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     );
   };
 
+  const wanted = (path: string, isDir: boolean | undefined): boolean => {
+    const root = rootOf(path);
+    return root !== undefined && isWatchedPath(path, isDir, root);
+  };
   let watcher: DirWatcher | null = null;
   if (!once) {
     watcher = await watchDirs(roots, {
@@ -462,10 +467,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
             : undefined;
         log.error('file watching failed', { error: err, hint });
       },
-      wanted: (path, isDir) => {
-        const root = rootOf(path);
-        return root !== undefined && isWatchedPath(path, isDir, root);
-      },
+      wanted,
     });
     await watcher.ready;
   }
@@ -476,7 +478,10 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     lastWrite: number;
   }
   const toLoad: Pending[] = [];
-  for (const { files: s, current, lastWrite, flatAgents } of await scanProjects(roots, log)) {
+  // The dirs as the watcher's walk listed them (one walk for both); --once walks without watching.
+  const listing: DirListing =
+    watcher?.takeListing() ?? walkDirs(roots, { wantDir: (p) => wanted(p, true) });
+  for (const { files: s, current, lastWrite, flatAgents } of scanProjects(roots, listing, log)) {
     const key = s.mainFile;
     for (const file of flatAgents) flatOwners.set(file, key);
     const was = prior?.sessions[key];

@@ -61,6 +61,7 @@ export function isWatchedPath(path: string, isDir: boolean | undefined, root: st
   const name = basename(path);
   if (isDir === true) return depth <= 5 && !SKIPPED_DIRS.has(name);
   if (isDir === false) return classifyPath(path, root) !== null;
-  // Unknown yet: let it through unless it clearly is neither (chokidar asks again with stats).
+  // Unknown (the dir watcher always knows; a caller that cannot tell): let it
+  // through unless it clearly is neither.
   return !SKIPPED_DIRS.has(name) && depth <= 6;
 }
