@@ -45,7 +45,6 @@ export default tseslint.config(
                 'node:http*',
                 'node:child_process',
                 'node:timers*',
-                'chokidar',
                 '../adapters/*',
                 '../app/*',
                 '../cli/*',

@@ -34,8 +34,8 @@ const io: CommandIo = {
 const argv = process.argv.slice(2);
 void runCli(argv, io).then((code) => {
   process.exitCode = code;
-  // The daemon has flushed and saved by now; chokidar can keep a timer for up to
-  // a second after closing, and a stopping service should not linger. Other
-  // commands exit on their own, after stdout has drained.
+  // The daemon has flushed and saved by now; a stopping service should not
+  // linger on a handle some library still holds. Other commands exit on their
+  // own, after stdout has drained.
   if (argv[0] === 'watch') process.exit(code);
 });
