@@ -148,7 +148,7 @@ async function convert({
     totals.ignoredLines += session.ignoredLines;
     for (const turn of session.turns) {
       totals.turns += 1;
-      for (let from = 0; from < turn.spans.length; ) {
+      for (let from = 0; from < turn.spans.length;) {
         const to = Math.min(turn.spans.length, from + MAX_BATCH_SPANS - batch.length);
         for (let i = from; i < to; i++) batch.push(turn.spans[i]);
         ranges.push({ encoded: turn.encoded, from, to });
@@ -343,7 +343,7 @@ async function phases({ dir }) {
     { loadSession },
     { finish },
     spans,
-    { encodeSpans },
+    { assembleRequest },
     { buildResource },
     { loadPriceTable },
     { MAX_BATCH_SPANS },
@@ -372,6 +372,7 @@ async function phases({ dir }) {
   const sessions = await findSessions(dir);
   ms.discover = cpu() - t;
   let batch = [];
+  let inBatch = 0;
   for (const files of sessions) {
     t = cpu();
     const loaded = await loadSession(files, { textLimit: spans.textLimitFor(options) });
@@ -383,19 +384,24 @@ async function phases({ dir }) {
     const { turns } = spans.spansOfModel(model, prices, options);
     ms.buildSpans += cpu() - t;
     t = cpu();
+    // Requests assembled from each turn's span fields, as export builds them.
     for (const turn of turns) {
-      for (const span of turn.spans) {
-        batch.push(span);
-        if (batch.length >= MAX_BATCH_SPANS) {
-          encodeSpans(batch, resource, 'http/protobuf');
+      for (let from = 0; from < turn.spans.length;) {
+        const to = Math.min(turn.spans.length, from + MAX_BATCH_SPANS - inBatch);
+        batch.push({ encoded: turn.encoded, from, to });
+        inBatch += to - from;
+        from = to;
+        if (inBatch >= MAX_BATCH_SPANS) {
+          assembleRequest(batch, resource);
           batch = [];
+          inBatch = 0;
         }
       }
     }
     ms.encode += cpu() - t;
   }
   t = cpu();
-  if (batch.length > 0) encodeSpans(batch, resource, 'http/protobuf');
+  if (batch.length > 0) assembleRequest(batch, resource);
   ms.encode += cpu() - t;
   return { cpuMs: Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Math.round(v)])) };
 }

@@ -1,7 +1,7 @@
 // One session, read from disk, as spans grouped by turn. Shared by export,
 // the benchmarks and (per turn) the daemon.
 import { hash } from 'node:crypto';
-import { encodeSpanFields, type EncodedSpans } from '../adapters/otlp-encode.js';
+import { encodeSpanFields, type EncodedSpans } from '../adapters/otlp-protobuf.js';
 import { finish } from '../core/assemble.js';
 import type { PriceTable } from '../core/pricing.js';
 import { costSession } from '../core/session-cost.js';
