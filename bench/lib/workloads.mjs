@@ -312,7 +312,7 @@ async function stages({ dir, content = 'labels' }) {
   for (const s of sessions)
     if ((await stat(s.mainFile)).size > (await stat(largest.mainFile)).size) largest = s;
   const started = heap();
-  const loaded = await loadSession(largest, { textLimit: spans.textLimitFor(options) });
+  const loaded = await loadSession(largest, spans.parseOptionsFor(options));
   const afterLoad = heap();
   const model = finish(loaded.state);
   const afterModel = heap();
@@ -375,7 +375,7 @@ async function phases({ dir }) {
   let inBatch = 0;
   for (const files of sessions) {
     t = cpu();
-    const loaded = await loadSession(files, { textLimit: spans.textLimitFor(options) });
+    const loaded = await loadSession(files, spans.parseOptionsFor(options));
     ms.readAndFold += cpu() - t;
     t = cpu();
     const model = finish(loaded.state);

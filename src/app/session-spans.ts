@@ -11,6 +11,7 @@ import { buildTurnSpans } from '../core/spans.js';
 import { traceIdFor } from '../core/span-ids.js';
 import type { SessionFiles } from '../adapters/session-files.js';
 import { loadSession } from './load-session.js';
+import type { ParseOptions } from '../core/parse-record.js';
 import { readSegments, type SegmentReadOptions } from './session-segments.js';
 import type { ReadWarning } from '../core/waterfall-row.js';
 
@@ -34,6 +35,11 @@ export interface SessionSpans {
 /** Text kept per field while parsing: enough for labels, or for full content capture. */
 export function textLimitFor(options: SpanOptions): number {
   return options.content === 'full' ? Math.max(1024, options.maxAttributeBytes) : 1024;
+}
+
+/** How to parse for spans of these options: tool output and assistant text only for full capture. */
+export function parseOptionsFor(options: SpanOptions): ParseOptions {
+  return { textLimit: textLimitFor(options), keepTexts: options.content === 'full' };
 }
 
 /**
@@ -96,7 +102,7 @@ export async function streamSessionSpans(
   const unknown = new Set<string>();
   const read = await readSegments(
     files,
-    { ...segments, parse: { textLimit: textLimitFor(options) } },
+    { ...segments, parse: parseOptionsFor(options) },
     (model, firstTurn) => {
       const { turns, unknownModels } = spansOfModel(model, prices, options, firstTurn);
       for (const m of unknownModels) unknown.add(m);
@@ -118,7 +124,7 @@ export async function sessionSpans(
   prices: PriceTable,
   options: SpanOptions,
 ): Promise<SessionSpans> {
-  const loaded = await loadSession(files, { textLimit: textLimitFor(options) });
+  const loaded = await loadSession(files, parseOptionsFor(options));
   const model = finish(loaded.state);
   const { turns, unknownModels } = spansOfModel(model, prices, options);
   return { model, turns, unknownModels, unterminated: loaded.unterminated };

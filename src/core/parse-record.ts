@@ -33,6 +33,8 @@ const num = (v: unknown): number | null =>
  * and threading it through every helper would obscure the projection.
  */
 let limit = MAX_KEPT_TEXT;
+/** Whether texts only full content capture uses are kept (ParseOptions.keepTexts). */
+let keepTexts = true;
 const clip = (s: string): string => (s.length > limit ? detach(clipAtBoundary(s, limit)) : s);
 
 /**
@@ -163,6 +165,8 @@ function parseUser(o: Json): UserRecord {
   const resultAgentId = isObject(tur) ? str(tur.agentId) : null;
   const rejectedByString = typeof tur === 'string' && REJECTION.test(tur);
   const rejectedByText = toolResults.some((r) => r.isError && REJECTION.test(r.text));
+  // Read for the rejection above; kept only for content capture (see ParseOptions).
+  if (!keepTexts) for (const r of toolResults) r.text = '';
   const text = toolResults.length > 0 ? null : textOf(content);
   return {
     type: 'user',
@@ -209,7 +213,7 @@ function parseAssistant(o: Json): AssistantRecord {
     errorType: isApiError ? (str(o.error) ?? 'api_error') : null,
     toolUses,
     hasText,
-    text: textOf(message.content),
+    text: keepTexts ? textOf(message.content) : null,
   };
 }
 
@@ -272,11 +276,18 @@ function jsonErrorReason(err: Error): string {
 export interface ParseOptions {
   /** Characters kept per text field and per string inside tool inputs. */
   textLimit?: number;
+  /**
+   * Keep tool results' text and assistant text (default true). Only full
+   * content capture and `show` use them; spans in labels or none mode read
+   * neither, and a long session's records are a third smaller without them.
+   */
+  keepTexts?: boolean;
 }
 
 /** Parse one complete line (without its newline). Blank lines are the caller's to skip. */
 export function parseRecord(line: string, options: ParseOptions = {}): ParseOutcome {
   limit = options.textLimit ?? MAX_KEPT_TEXT;
+  keepTexts = options.keepTexts ?? true;
   let value: unknown;
   try {
     value = JSON.parse(line);

@@ -23,7 +23,7 @@ export interface ToolUseBlock {
 export interface ToolResultBlock {
   toolUseId: string;
   isError: boolean;
-  /** Result text, truncated to MAX_KEPT_TEXT characters. */
+  /** Result text, truncated to MAX_KEPT_TEXT characters ('' when not kept: ParseOptions.keepTexts). */
   text: string;
 }
 
@@ -74,7 +74,7 @@ export interface AssistantRecord extends BaseRecord {
   toolUses: ToolUseBlock[];
   /** True when the line holds a text block (a final answer candidate). */
   hasText: boolean;
-  /** Text of the line's text blocks, truncated. */
+  /** Text of the line's text blocks, truncated (null when not kept: ParseOptions.keepTexts). */
   text: string | null;
 }
 

@@ -34,7 +34,7 @@ import { buildResource } from '../../src/adapters/resource.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { parseAgentMeta } from '../../src/core/agent-meta.js';
 import { finish } from '../../src/core/assemble.js';
-import { parseRecord } from '../../src/core/parse-record.js';
+import { parseRecord, type ParseOptions } from '../../src/core/parse-record.js';
 import type { PriceTable } from '../../src/core/pricing.js';
 import {
   addAgentMeta,
@@ -58,7 +58,7 @@ import {
   sessionSpans,
   streamSessionSpans,
   spansOfModel,
-  textLimitFor,
+  parseOptionsFor,
   type TurnSpans,
 } from '../../src/app/session-spans.js';
 
@@ -102,7 +102,7 @@ function feedPlain(
   state: SessionState,
   file: string,
   agentId: string | null,
-  textLimit: number,
+  parse: ParseOptions,
 ): boolean {
   const parts = readFileSync(file, 'utf8').split('\n');
   // What follows the last newline is still being written: not consumed.
@@ -110,14 +110,14 @@ function feedPlain(
   parts.forEach((raw, i) => {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.trim() === '') return;
-    step(state, { file, agentId }, i + 1, parseRecord(line, { textLimit }));
+    step(state, { file, agentId }, i + 1, parseRecord(line, parse));
   });
   return tail.length > 0;
 }
 
 function loadPlain(
   files: SessionFiles,
-  textLimit: number,
+  parse: ParseOptions,
 ): { state: SessionState; unterminated: string[] } {
   const state = createSessionState(files.sessionId, files.mainFile);
   const readSidecar = (file: string): string | null => {
@@ -136,14 +136,14 @@ function loadPlain(
   }
   for (const agent of files.agentFiles) registerAgentFile(state, agent.agentId, agent.file);
   const unterminated: string[] = [];
-  if (feedPlain(state, files.mainFile, null, textLimit)) unterminated.push(files.mainFile);
+  if (feedPlain(state, files.mainFile, null, parse)) unterminated.push(files.mainFile);
   for (const agent of files.agentFiles)
-    if (feedPlain(state, agent.file, agent.agentId, textLimit)) unterminated.push(agent.file);
+    if (feedPlain(state, agent.file, agent.agentId, parse)) unterminated.push(agent.file);
   return { state, unterminated };
 }
 
 function plainSession(files: SessionFiles, options: SpanOptions) {
-  const loaded = loadPlain(files, textLimitFor(options));
+  const loaded = loadPlain(files, parseOptionsFor(options));
   const model = finish(loaded.state);
   return { model, ...spansOfModel(model, prices, options), unterminated: loaded.unterminated };
 }

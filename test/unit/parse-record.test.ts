@@ -43,6 +43,36 @@ describe('parseRecord', () => {
     expect(u.timestamp).toBe(Date.parse('2026-01-01T00:00:01.500Z'));
   });
 
+  it('keepTexts: false drops result and answer texts, but still reads a rejection from them', () => {
+    const line = (text: string) =>
+      JSON.stringify({
+        type: 'user',
+        uuid: 'u1',
+        message: {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: text, is_error: true }],
+        },
+      });
+    const rejected = parseRecord(line("The user doesn't want to proceed with this tool use."), {
+      keepTexts: false,
+    });
+    expect(rejected).toMatchObject({
+      kind: 'record',
+      record: { rejected: true, toolResults: [{ toolUseId: 'toolu_1', isError: true, text: '' }] },
+    });
+    expect(parseRecord(line('exit 1'), { keepTexts: false })).toMatchObject({
+      record: { rejected: false, toolResults: [{ text: '' }] },
+    });
+    const answer = JSON.stringify({
+      type: 'assistant',
+      message: { id: 'msg_1', content: [{ type: 'text', text: 'Done.' }] },
+    });
+    expect(parseRecord(answer, { keepTexts: false })).toMatchObject({
+      record: { hasText: true, text: null },
+    });
+    expect(parseRecord(answer)).toMatchObject({ record: { hasText: true, text: 'Done.' } });
+  });
+
   it('reads usage, drops it for synthetic API errors, and keeps tool uses', () => {
     const a = record<AssistantRecord>({
       type: 'assistant',

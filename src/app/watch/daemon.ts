@@ -16,7 +16,7 @@ import { walkDirs, type DirListing } from '../../adapters/dir-walk.js';
 import { watchDirs, type DirWatcher, type WatchEvent } from '../../adapters/dir-watcher.js';
 import type { Logger } from '../../adapters/logger.js';
 import { ownerOf, subagentFiles } from '../../adapters/session-files.js';
-import { textLimitFor } from '../session-spans.js';
+import { parseOptionsFor } from '../session-spans.js';
 import { otlpSink, type RetryPolicy, type SpanSink } from '../span-sink.js';
 import { createDeliveryQueue, type Batch } from './delivery-queue.js';
 import { openExportRecords } from './export-records.js';
@@ -126,7 +126,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const ctx: TrackerContext = {
     prices: options.prices,
     spanOptions,
-    parse: { textLimit: textLimitFor(spanOptions) },
+    parse: parseOptionsFor(spanOptions),
     settleMs: options.settleMs ?? 1500,
     records,
     log,
