@@ -48,9 +48,6 @@ export interface ExportSummary {
   failure: string | null;
 }
 
-/** Thrown out of the reader when a batch could not be delivered. */
-class DeliveryStopped extends Error {}
-
 interface PendingTurn {
   traceId: string;
   digest: string;
@@ -184,7 +181,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
 
   let done = 0;
   let stopped = false;
-  const sendTurns = async (turns: TurnSpans[]): Promise<void> => {
+  /** Queues a segment's turns for delivery; false once delivery has failed (reading stops). */
+  const sendTurns = async (turns: TurnSpans[]): Promise<boolean> => {
     for (const turn of turns) {
       if (options.since !== null && turn.startTime < options.since) continue;
       // The same history in a resumed or forked file: same prompt uuid, same trace.
@@ -214,18 +212,15 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         if (batch.length >= MAX_BATCH_SPANS && !(await flush())) {
           stopped = true;
           // Nothing more can be delivered: stop reading the session too.
-          throw new DeliveryStopped();
+          return false;
         }
       }
     }
+    return true;
   };
-  for (const files of sessions) {
-    if (stopped) break;
-    const spanOptions = {
-      content: settings.content,
-      maxAttributeBytes: settings.maxAttributeBytes,
-    };
-    try {
+  const spanOptions = { content: settings.content, maxAttributeBytes: settings.maxAttributeBytes };
+  try {
+    for (const files of sessions) {
       // Turns are sent a segment at a time: a transcript of gigabytes is never held whole.
       const session = await streamSessionSpans(files, options.prices, spanOptions, sendTurns);
       summary.warnings.push(...session.warnings);
@@ -234,16 +229,23 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
           options.onNote?.(`no price for model ${m}: its cost is left out`);
         unknownModels.add(m);
       }
-    } catch (err) {
-      if (!(err instanceof DeliveryStopped)) throw err;
-      break;
+      if (session.lateAgents > 0)
+        options.onNote?.(
+          `${files.mainFile}: ${session.lateAgents} sub-agent(s) whose lines came after their turn was sent are shown in a later turn`,
+        );
+      if (stopped) break;
+      done += 1;
+      options.onProgress?.(done, sessions.length);
     }
-    done += 1;
-    options.onProgress?.(done, sessions.length);
+    // The last partial batch; a failure here is recorded in summary.failure.
+    if (!stopped) await flush();
+    await settle();
+  } catch (err) {
+    // Whatever failed, the turns already delivered are recorded before the error goes on.
+    await settle().catch(() => false);
+    await persist().catch(() => undefined);
+    throw err;
   }
-  // The last partial batch; a failure here is recorded in summary.failure.
-  if (!stopped) await flush();
-  await settle();
   await persist();
   return summary;
 }

@@ -23,6 +23,17 @@ export interface LoadedSession {
 /** Errors that make one file unreadable without making the session so. */
 const FILE_GONE = new Set(['ENOENT', 'EACCES', 'EPERM', 'EISDIR']);
 
+/**
+ * An error from the caller's hook, carried past the unreadable-file handling:
+ * an export failing to write its --out file (EACCES) is no transcript that
+ * disappeared.
+ */
+class HookError extends Error {
+  constructor(readonly original: unknown) {
+    super('error in a reader hook');
+  }
+}
+
 /** Feeds one file's lines into the state; true when its last line is unterminated. */
 export async function feed(
   state: SessionState,
@@ -34,6 +45,7 @@ export async function feed(
   try {
     return await feedFile(state, file, agentId, parse, before);
   } catch (err) {
+    if (err instanceof HookError) throw err.original;
     const code = (err as NodeJS.ErrnoException).code;
     // Claude Code deletes old transcripts itself; one vanished file must not stop a run.
     if (code === undefined || !FILE_GONE.has(code)) throw err;
@@ -72,8 +84,13 @@ async function feedFile(
       if (line.text.trim() === '') continue;
       const outcome = parseRecord(line.text, parse);
       // Most records need no wait: awaiting only real promises spares a microtask per line.
-      const waiting = before?.(outcome);
-      if (waiting !== undefined) await waiting;
+      let waiting: void | Promise<void>;
+      try {
+        waiting = before?.(outcome);
+        if (waiting !== undefined) await waiting;
+      } catch (err) {
+        throw new HookError(err);
+      }
       step(state, source, line.number, outcome);
     }
   };

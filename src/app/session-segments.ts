@@ -9,10 +9,14 @@
 // for a later line (every call has its result, every background agent its
 // <task-notification>), so its turns come out exactly as from the whole
 // session; otherwise the reader tries again further on. Sub-agent files join
-// the segment holding the call that spawned them, or, unlinked, the segment in
-// which they started, as turnAt() would place them. A segment still open
-// after FORCE_FACTOR times the size is closed anyway: memory stays bounded,
-// and only a call whose result comes after that point can differ.
+// the segment holding the call that spawned them (named by their meta or
+// progress link, or by the call's result), or, unlinked, the segment in which
+// they started, as turnAt() would place them. An agent that would still land
+// in a turn already sent (its lines dated before the segment) goes to the
+// segment's first turn instead, counted as lateAgents, never lost. A segment
+// still open after FORCE_FACTOR times the size is closed anyway: memory stays
+// bounded, and only a call whose result comes after that point can differ.
+// Cuts happen only before a prompt: a single turn is never split.
 import { openSync, readSync, closeSync } from 'node:fs';
 import { finishSegment, opensTurn, wholeSession, type SegmentCarry } from '../core/assemble.js';
 import { isRealPrompt } from '../core/prompts.js';
@@ -29,8 +33,9 @@ import { feed, openSession } from './load-session.js';
  */
 export const SEGMENT_RECORDS = 5_000;
 const FORCE_FACTOR = 4;
-/** Bytes read from the head of an agent file to find when it started. */
-const HEAD_BYTES = 64 * 1024;
+/** Bytes read at a time, and at most, from the head of an agent file to find when it started. */
+const HEAD_CHUNK = 64 * 1024;
+const HEAD_MAX = 16 * 1024 * 1024;
 
 export interface SegmentReadOptions {
   parse: ParseOptions;
@@ -46,10 +51,23 @@ export interface SegmentedSession {
   segments: number;
   /** Segments closed at the size limit while something in them still waited. */
   forcedCuts: number;
+  /** Agents whose turn had been exported already: put in a later turn instead (see FinishedSegment). */
+  lateAgents: number;
+  /** Reading stopped because onSegment asked it to (returned false). */
+  stopped: boolean;
 }
 
-/** Receives each segment's model and the index of the segment's first turn. */
-export type OnSegment = (model: SessionModel, firstTurn: number) => void | Promise<void>;
+/**
+ * Receives each segment's model and the index of its first turn; false (or a
+ * promise of it) stops the reading: what was read so far is still reported.
+ */
+export type OnSegment = (
+  model: SessionModel,
+  firstTurn: number,
+) => void | boolean | Promise<void | boolean>;
+
+/** Thrown through the reader when onSegment asks to stop; caught in readSegments. */
+class StopReading extends Error {}
 
 interface PendingAgent {
   agentId: string;
@@ -58,32 +76,53 @@ interface PendingAgent {
   start?: number | null;
 }
 
-/** The first timestamp among the first lines of a file, or null. */
-function headTimestamp(file: string): number | null {
-  let text: string;
+function timestampOf(line: string): number | null {
   try {
-    const fd = openSync(file, 'r');
-    try {
-      const buffer = Buffer.alloc(HEAD_BYTES);
-      text = buffer.toString('utf8', 0, readSync(fd, buffer, 0, HEAD_BYTES, 0));
-    } finally {
-      closeSync(fd);
-    }
+    const value: unknown = JSON.parse(line);
+    if (typeof value !== 'object' || value === null) return null;
+    const stamp = (value as { timestamp?: unknown }).timestamp;
+    const time = typeof stamp === 'string' ? Date.parse(stamp) : Number.NaN;
+    return Number.isFinite(time) ? time : null;
+  } catch {
+    // A malformed line: the reader reports it when the file is fed.
+    return null;
+  }
+}
+
+/**
+ * The first timestamp in a file's first complete lines (however long the
+ * first line: a sub-agent's prompt can be large), or null when none is found
+ * in its first HEAD_MAX bytes.
+ */
+function headTimestamp(file: string): number | null {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
   } catch {
     return null;
   }
-  for (const line of text.split('\n')) {
-    try {
-      const value: unknown = JSON.parse(line);
-      if (typeof value !== 'object' || value === null) continue;
-      const stamp = (value as { timestamp?: unknown }).timestamp;
-      const time = typeof stamp === 'string' ? Date.parse(stamp) : Number.NaN;
-      if (Number.isFinite(time)) return time;
-    } catch {
-      // The head's last line is cut short, or a line is malformed: the reader reports those.
+  try {
+    let head = Buffer.alloc(0);
+    for (let position = 0; position < HEAD_MAX;) {
+      const chunk = Buffer.allocUnsafe(HEAD_CHUNK);
+      const read = readSync(fd, chunk, 0, HEAD_CHUNK, position);
+      if (read === 0) return null;
+      position += read;
+      head = Buffer.concat([head, chunk.subarray(0, read)]);
+      let from = 0;
+      for (let nl = head.indexOf(10); nl >= 0; nl = head.indexOf(10, from)) {
+        const time = timestampOf(head.toString('utf8', from, nl));
+        if (time !== null) return time;
+        from = nl + 1;
+      }
+      head = head.subarray(from);
     }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
   }
-  return null;
 }
 
 export async function readSegments(
@@ -100,6 +139,10 @@ export async function readSegments(
   let nextTry = limit;
   let segments = 0;
   let forcedCuts = 0;
+  let lateAgents = 0;
+  const emit = async (model: SessionModel, firstTurn: number): Promise<void> => {
+    if ((await onSegment(model, firstTurn)) === false) throw new StopReading();
+  };
 
   const feedAgent = async (agent: PendingAgent): Promise<void> => {
     pending.splice(pending.indexOf(agent), 1);
@@ -119,13 +162,14 @@ export async function readSegments(
           resultAgents.add(rec.resultAgentId);
       }
       const belongs = pending.filter((a) => {
-        const link = state.metas.get(a.agentId)?.toolUseId ?? state.progressLinks.get(a.agentId);
-        if (
-          resultAgents.has(a.agentId) ||
-          (link !== undefined && link !== null && toolIds.has(link))
-        )
-          return true;
-        a.start ??= headTimestamp(a.file);
+        const link =
+          state.metas.get(a.agentId)?.toolUseId ?? state.progressLinks.get(a.agentId) ?? null;
+        if (link !== null && toolIds.has(link)) return true;
+        // Its own link names a call not read yet (a resumed agent's meta names the
+        // later call): it belongs there, not here by result or by time.
+        if (link !== null) return false;
+        if (resultAgents.has(a.agentId)) return true;
+        if (a.start === undefined) a.start = headTimestamp(a.file);
         return a.start !== null && a.start < cutTime;
       });
       if (belongs.length === 0) return;
@@ -152,7 +196,8 @@ export async function readSegments(
     }
     if (!segment.closed) forcedCuts += 1;
     segments += 1;
-    await onSegment(segment.model, carry.priorTurns.length);
+    lateAgents += segment.lateAgents;
+    await emit(segment.model, carry.priorTurns.length);
     carry = segment.next;
     startNextSegment(state);
     nextTry = limit;
@@ -162,15 +207,24 @@ export async function readSegments(
     if (outcome.kind !== 'record' || state.entries.length < nextTry) return undefined;
     const rec = outcome.record;
     if (!isRealPrompt(rec)) return undefined;
+    // A line step() will drop (history copied from a fork, a repeated uuid) opens no turn.
+    if (rec.forkedFromSessionId !== null || (rec.uuid !== null && state.seenUuids.has(rec.uuid)))
+      return undefined;
     // Without a time, no agent is placed by time in this segment (NaN compares false).
     return tryClose(outcome, rec.timestamp ?? Number.NaN);
   };
 
-  if (await feed(state, files.mainFile, null, options.parse, before))
-    unterminated.push(files.mainFile);
-  for (const agent of [...pending]) await feedAgent(agent);
-  const last = finishSegment(state, { ...carry, nextTurnStart: null });
-  segments += 1;
-  await onSegment(last.model, carry.priorTurns.length);
-  return { state, unterminated, segments, forcedCuts };
+  try {
+    if (await feed(state, files.mainFile, null, options.parse, before))
+      unterminated.push(files.mainFile);
+    for (const agent of [...pending]) await feedAgent(agent);
+    const last = finishSegment(state, { ...carry, nextTurnStart: null });
+    segments += 1;
+    lateAgents += last.lateAgents;
+    await emit(last.model, carry.priorTurns.length);
+  } catch (err) {
+    if (!(err instanceof StopReading)) throw err;
+    return { state, unterminated, segments, forcedCuts, lateAgents, stopped: true };
+  }
+  return { state, unterminated, segments, forcedCuts, lateAgents, stopped: false };
 }

@@ -85,6 +85,9 @@ export interface StreamedSession {
   ignoredLines: number;
   segments: number;
   forcedCuts: number;
+  lateAgents: number;
+  /** onTurns returned false: the rest of the session was not read. */
+  stopped: boolean;
 }
 
 /**
@@ -96,7 +99,8 @@ export async function streamSessionSpans(
   files: SessionFiles,
   prices: PriceTable,
   options: SpanOptions,
-  onTurns: (turns: TurnSpans[]) => void | Promise<void>,
+  /** Returns false (or a promise of it) to stop reading the session. */
+  onTurns: (turns: TurnSpans[]) => void | boolean | Promise<void | boolean>,
   segments: Omit<SegmentReadOptions, 'parse'> = {},
 ): Promise<StreamedSession> {
   const unknown = new Set<string>();
@@ -116,6 +120,8 @@ export async function streamSessionSpans(
     ignoredLines: read.state.ignoredLines,
     segments: read.segments,
     forcedCuts: read.forcedCuts,
+    lateAgents: read.lateAgents,
+    stopped: read.stopped,
   };
 }
 

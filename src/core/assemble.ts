@@ -104,6 +104,8 @@ export interface SegmentCarry {
   prevMainTime: number | null;
   /** The session id once resolved (it may come from the first segment's records). */
   sessionId: string | null;
+  /** Agents whose records were in earlier segments: exported there, not linked again. */
+  doneAgents: Set<string>;
 }
 
 export const wholeSession = (): SegmentCarry => ({
@@ -114,6 +116,7 @@ export const wholeSession = (): SegmentCarry => ({
   lastTimestamp: null,
   prevMainTime: null,
   sessionId: null,
+  doneAgents: new Set(),
 });
 
 export interface FinishedSegment {
@@ -127,6 +130,12 @@ export interface FinishedSegment {
    * leave it unchanged.
    */
   closed: boolean;
+  /**
+   * Agents that belonged to an earlier segment's turns (their lines came
+   * late, or they also had lines there): put in this segment's first turn
+   * rather than lost. Always 0 for a session read whole.
+   */
+  lateAgents: number;
 }
 
 /** Assign main-thread entries to turns, in file order. */
@@ -314,8 +323,16 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     if (ts !== null) prevTime.set(agentKey, ts);
   });
 
-  const agents = linkAgents(state, tools, agentLinks, agentSpan, firstUserText);
-  const placedByTime = assignAgentTurns(agents, tools, responses, turns);
+  const withRecords = new Set<string>();
+  for (const e of entries) if (e.agentKey !== null) withRecords.add(e.agentKey);
+  // An agent exported with an earlier segment is not linked again (a resumed
+  // agent's later call would claim it); one with records here again is late.
+  let lateAgents = 0;
+  for (const key of withRecords) if (carry.doneAgents.has(key)) lateAgents += 1;
+  const agents = linkAgents(state, tools, agentLinks, agentSpan, firstUserText, carry.doneAgents);
+  const placement = assignAgentTurns(agents, tools, responses, turns, base);
+  lateAgents += placement.late;
+  const placedByTime = placement.byTime;
   closeTools(tools, results, agents, notifications);
 
   // Claude Code's side calls (compaction, prompt suggestions, warm-up) are no
@@ -407,6 +424,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     lastTimestamp,
     prevMainTime: prevTime.get(null) ?? null,
     sessionId,
+    doneAgents: carry.doneAgents,
   };
   const closed =
     isClosed(tools, results, notifications) &&
@@ -414,7 +432,8 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
       (key) =>
         (agents.get(key)?.startTime ?? 0) < (carry.nextTurnStart ?? Number.POSITIVE_INFINITY),
     );
-  return { model, next, closed };
+  next.doneAgents = new Set([...carry.doneAgents, ...withRecords]);
+  return { model, next, closed, lateAgents };
 }
 
 /** A finished turn as later segments see it: what they read of it, nothing more. */
@@ -466,12 +485,13 @@ function linkAgents(
   agentLinks: Map<string, string>,
   agentSpan: Map<string, { start: number; end: number }>,
   firstUserText: Map<string, string | null>,
+  done: Set<string>,
 ): Map<string, SubAgent> {
-  const keys = new Set<string>([
-    ...agentSpan.keys(),
-    ...state.agentFiles.keys(),
-    ...state.metas.keys(),
-  ]);
+  const keys = new Set<string>(
+    [...agentSpan.keys(), ...state.agentFiles.keys(), ...state.metas.keys()].filter(
+      (k) => !done.has(k) || agentSpan.has(k),
+    ),
+  );
   const agents = new Map<string, SubAgent>();
   const linkedCalls = new Set<string>();
   /** agent key → the call that spawned it, as linked so far. */
@@ -570,15 +590,19 @@ function internalType(key: string, firstText: string | null): string {
 
 /**
  * Sub-agent work belongs to the turn of the call that spawned it, at any depth.
- * Returns the agents placed by their start time instead (unlinked, internal).
+ * Returns the agents placed by their start time instead (unlinked, internal),
+ * and how many landed in a turn before `base` (an earlier segment's, already
+ * exported): those go to the segment's first turn instead.
  */
 function assignAgentTurns(
   agents: Map<string, SubAgent>,
   tools: Map<string, ToolCall>,
   responses: Map<string, ApiResponse>,
   turns: Turn[],
-): string[] {
+  base: number,
+): { byTime: string[]; late: number } {
   const placedByTime: string[] = [];
+  let late = 0;
   const resolving = new Set<string>();
   const turnOfAgent = (key: string): number | null => {
     const agent = agents.get(key);
@@ -599,11 +623,19 @@ function assignAgentTurns(
     return index;
   };
   for (const key of agents.keys()) turnOfAgent(key);
+  if (base > 0 && base < turns.length) {
+    for (const agent of agents.values()) {
+      if (agent.turnIndex !== null && agent.turnIndex >= 0 && agent.turnIndex < base) {
+        agent.turnIndex = base;
+        late += 1;
+      }
+    }
+  }
   for (const t of tools.values())
     if (t.agentKey !== null) t.turnIndex = agents.get(t.agentKey)?.turnIndex ?? -1;
   for (const r of responses.values())
     if (r.agentKey !== null) r.turnIndex = agents.get(r.agentKey)?.turnIndex ?? -1;
-  return placedByTime;
+  return { byTime: placedByTime, late };
 }
 
 /**

@@ -39,6 +39,13 @@ function wordsOf(uuid: string, out: Int32Array): boolean {
   return true;
 }
 
+/** Slot of a uuid's words: all four mixed in, so ids that differ in any word spread. */
+function slotOf(a: number, b: number, c: number, d: number, slots: number): number {
+  let h = Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b) ^ Math.imul(c, 0xc2b2ae35) ^ d;
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
+  return ((h ^ (h >>> 15)) >>> 0) & (slots - 1);
+}
+
 export class UuidSet {
   /** 4 words per slot; a slot of four zero words is empty (the nil uuid is kept apart). */
   private table = new Int32Array(4 * 1024);
@@ -75,8 +82,7 @@ export class UuidSet {
       return had;
     }
     const slots = this.table.length >> 2;
-    // Random v4 bits: the first word is already well spread.
-    let slot = (Math.imul(a ^ d, 0x9e3779b1) >>> 0) & (slots - 1);
+    let slot = slotOf(a, b, c, d, slots);
     for (;;) {
       const at = slot << 2;
       const w0 = this.table[at] ?? 0;
@@ -108,7 +114,7 @@ export class UuidSet {
       const c = old[at + 2] ?? 0;
       const d = old[at + 3] ?? 0;
       if ((a | b | c | d) === 0) continue;
-      let slot = (Math.imul(a ^ d, 0x9e3779b1) >>> 0) & (slots - 1);
+      let slot = slotOf(a, b, c, d, slots);
       while (
         ((this.table[slot << 2] ?? 0) |
           (this.table[(slot << 2) + 1] ?? 0) |

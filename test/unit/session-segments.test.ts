@@ -1,0 +1,282 @@
+// Edge cases of reading a session in segments (src/app/session-segments.ts),
+// each a small transcript written to a temp dir and read both ways: whole
+// (sessionSpans) and in segments as small as possible (a close tried before
+// every prompt). Found in review; every fixture and a long real transcript are
+// compared in fast-path-equivalence.test.ts.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadPriceTable } from '../../src/adapters/price-file.js';
+import { findSessions, type SessionFiles } from '../../src/adapters/session-files.js';
+import type { PriceTable } from '../../src/core/pricing.js';
+import type { SpanOptions } from '../../src/core/span-data.js';
+import { sessionSpans, streamSessionSpans, type TurnSpans } from '../../src/app/session-spans.js';
+
+const SESSION = '5e55e55e-0000-4000-8000-000000000000';
+const AGENT = 'a1b2c3d4e5f6a7b8c';
+const options: SpanOptions = { content: 'labels', maxAttributeBytes: 2048 };
+let prices: PriceTable;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  prices = await loadPriceTable();
+});
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+let n = 0;
+const uuid = (): string => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+const at = (s: number): string => new Date(Date.UTC(2026, 5, 1, 10, 0, s)).toISOString();
+const common = { sessionId: SESSION, cwd: '/w', version: '2.1.50', gitBranch: 'main' };
+
+function prompt(s: number, text: string, id = uuid()): Record<string, unknown> {
+  return {
+    ...common,
+    type: 'user',
+    isSidechain: false,
+    uuid: id,
+    parentUuid: null,
+    timestamp: at(s),
+    message: { role: 'user', content: text },
+  };
+}
+function call(
+  s: number,
+  tool: string,
+  input: Record<string, unknown>,
+  extra = {},
+): Record<string, unknown> {
+  return {
+    ...common,
+    type: 'assistant',
+    isSidechain: false,
+    uuid: uuid(),
+    parentUuid: null,
+    timestamp: at(s),
+    requestId: `req_${n}`,
+    message: {
+      id: `msg_${n}`,
+      model: 'claude-sonnet-4-5',
+      role: 'assistant',
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 10, output_tokens: 5 },
+      content: [{ type: 'tool_use', id: tool, name: 'Task', input }],
+    },
+    ...extra,
+  };
+}
+function result(s: number, tool: string, toolUseResult: unknown): Record<string, unknown> {
+  return {
+    ...common,
+    type: 'user',
+    isSidechain: false,
+    uuid: uuid(),
+    parentUuid: null,
+    timestamp: at(s),
+    toolUseResult,
+    message: {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: tool, content: 'done' }],
+    },
+  };
+}
+function answer(s: number, text = 'Done.'): Record<string, unknown> {
+  return {
+    ...common,
+    type: 'assistant',
+    isSidechain: false,
+    uuid: uuid(),
+    parentUuid: null,
+    timestamp: at(s),
+    requestId: `req_${n}`,
+    message: {
+      id: `msg_${n}`,
+      model: 'claude-sonnet-4-5',
+      role: 'assistant',
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 10, output_tokens: 5 },
+      content: [{ type: 'text', text }],
+    },
+  };
+}
+function agentLine(s: number, role: 'user' | 'assistant', text: string): Record<string, unknown> {
+  const base = {
+    ...common,
+    isSidechain: true,
+    agentId: AGENT,
+    uuid: uuid(),
+    parentUuid: null,
+    timestamp: at(s),
+  };
+  return role === 'user'
+    ? { ...base, type: 'user', message: { role: 'user', content: text } }
+    : {
+        ...base,
+        type: 'assistant',
+        requestId: `req_${n}`,
+        message: {
+          id: `msg_${n}`,
+          model: 'claude-haiku-4-5',
+          role: 'assistant',
+          stop_reason: 'end_turn',
+          usage: { input_tokens: 3, output_tokens: 2 },
+          content: [{ type: 'text', text }],
+        },
+      };
+}
+
+/** Writes the session (main file, agent file, meta) and returns its files. */
+async function session(
+  main: Record<string, unknown>[],
+  agent: Record<string, unknown>[] = [],
+  meta?: Record<string, unknown>,
+): Promise<SessionFiles> {
+  const dir = mkdtempSync(join(tmpdir(), 'ccotel-seg-'));
+  dirs.push(dir);
+  const jsonl = (lines: Record<string, unknown>[]) =>
+    lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+  writeFileSync(join(dir, `${SESSION}.jsonl`), jsonl(main));
+  if (agent.length > 0 || meta !== undefined) {
+    mkdirSync(join(dir, SESSION, 'subagents'), { recursive: true });
+    writeFileSync(join(dir, SESSION, 'subagents', `agent-${AGENT}.jsonl`), jsonl(agent));
+    if (meta !== undefined)
+      writeFileSync(
+        join(dir, SESSION, 'subagents', `agent-${AGENT}.meta.json`),
+        JSON.stringify(meta),
+      );
+  }
+  const [files] = await findSessions(dir);
+  return files as SessionFiles;
+}
+
+async function bothWays(files: SessionFiles) {
+  const whole = await sessionSpans(files, prices, options);
+  const turns: TurnSpans[] = [];
+  const read = await streamSessionSpans(
+    files,
+    prices,
+    options,
+    (part) => {
+      turns.push(...part);
+    },
+    { segmentRecords: 1, forceRecords: Number.POSITIVE_INFINITY },
+  );
+  return { whole: whole.turns, segmented: turns, read };
+}
+
+describe('reading in segments: cases from review', () => {
+  // A Task resumed in a later turn: the same agentId, one agent file, lines in both turns.
+  const resumed = (): Record<string, unknown>[] => [
+    prompt(0, 'First'),
+    call(1, 'toolu_T1', { description: 'look', prompt: 'look', subagent_type: 'Explore' }),
+    result(6, 'toolu_T1', { agentId: AGENT, status: 'completed' }),
+    answer(7),
+    prompt(100, 'Second'),
+    call(101, 'toolu_T2', {
+      description: 'again',
+      prompt: 'again',
+      resume: AGENT,
+      subagent_type: 'Explore',
+    }),
+    result(106, 'toolu_T2', { agentId: AGENT, status: 'completed' }),
+    answer(107),
+  ];
+  const agentLines = (): Record<string, unknown>[] => [
+    agentLine(2, 'user', 'look'),
+    agentLine(5, 'assistant', 'found'),
+    agentLine(102, 'user', 'again'),
+    agentLine(105, 'assistant', 'found again'),
+  ];
+
+  it('a resumed agent is not linked again by the later call', async () => {
+    const { whole, segmented, read } = await bothWays(await session(resumed(), agentLines()));
+    expect(whole.length).toBe(2);
+    expect(read.segments).toBe(2);
+    expect(segmented).toEqual(whole);
+  });
+
+  it("a resumed agent whose meta names the later call joins that call's segment", async () => {
+    const { whole, segmented, read } = await bothWays(
+      await session(resumed(), agentLines(), { agentType: 'Explore', toolUseId: 'toolu_T2' }),
+    );
+    expect(segmented).toEqual(whole);
+    expect(read.forcedCuts).toBe(0);
+  });
+
+  it('a repeated prompt line (same uuid) opens no segment and no turn', async () => {
+    const p1 = prompt(0, 'First');
+    const { whole, segmented, read } = await bothWays(
+      await session([
+        p1,
+        answer(1),
+        prompt(10, 'Second'),
+        answer(11),
+        { ...p1 },
+        answer(12, 'more'),
+      ]),
+    );
+    expect(whole.length).toBe(2);
+    expect(read.segments).toBe(2);
+    expect(segmented).toEqual(whole);
+  });
+
+  it('an unlinked agent whose first line is over 64 KB joins the segment it started in', async () => {
+    const { whole, segmented } = await bothWays(
+      await session(
+        [prompt(0, 'First'), answer(1), prompt(100, 'Second'), answer(101)],
+        [agentLine(5, 'user', 'x'.repeat(70_000)), agentLine(6, 'assistant', 'ok')],
+      ),
+    );
+    expect(whole.flatMap((t) => t.spans).length).toBeGreaterThan(4);
+    expect(segmented).toEqual(whole);
+  });
+
+  it("an error from the consumer is the caller's, not a vanished transcript", async () => {
+    const files = await session([
+      prompt(0, 'First'),
+      answer(1),
+      prompt(100, 'Second'),
+      answer(101),
+    ]);
+    let calls = 0;
+    const denied = Object.assign(new Error('EACCES: permission denied, open out.json'), {
+      code: 'EACCES',
+    });
+    await expect(
+      streamSessionSpans(
+        files,
+        prices,
+        options,
+        () => {
+          calls += 1;
+          if (calls === 1) throw denied;
+        },
+        { segmentRecords: 1 },
+      ),
+    ).rejects.toBe(denied);
+  });
+
+  it('false from the consumer stops reading and still reports the warnings read so far', async () => {
+    const files = await session([
+      prompt(0, 'First'),
+      answer(1),
+      prompt(100, 'Second'),
+      answer(101),
+    ]);
+    const got: TurnSpans[] = [];
+    const read = await streamSessionSpans(
+      files,
+      prices,
+      options,
+      (part) => {
+        got.push(...part);
+        return false;
+      },
+      { segmentRecords: 1 },
+    );
+    expect(read.stopped).toBe(true);
+    expect(got.length).toBe(1);
+  });
+});
