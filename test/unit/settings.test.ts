@@ -1,12 +1,23 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/adapters/config-loader.js';
 import { parseRetryAfter } from '../../src/adapters/otlp-http-sender.js';
 import { maskSecrets, tracesUrl } from '../../src/core/settings.js';
 
 const env = (e: Record<string, string>): NodeJS.ProcessEnv => ({ HOME: '/home/x', ...e });
+
+/** Temp dirs made by a test, removed after it: runs leave nothing behind in /tmp. */
+const made: string[] = [];
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+afterEach(async () => {
+  await Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
 
 describe('settings', () => {
   it('uses the OTel endpoint rules: generic gets /v1/traces, signal-specific is verbatim', () => {
@@ -22,7 +33,7 @@ describe('settings', () => {
   });
 
   it('ranks flag over env over file over default, and says where each came from', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'ccotel-cfg-'));
+    const dir = await tempDir('ccotel-cfg-');
     const file = join(dir, 'c.json');
     await writeFile(
       file,
@@ -66,7 +77,7 @@ describe('settings', () => {
   });
 
   it('rejects unknown keys and wrong types in a config file', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'ccotel-cfg-'));
+    const dir = await tempDir('ccotel-cfg-');
     const bad = join(dir, 'bad.json');
     await writeFile(bad, JSON.stringify({ endpiont: 'http://x' }));
     expect(() => loadConfig({}, env({}), bad)).toThrow(/unknown key 'endpiont'/);

@@ -1,7 +1,7 @@
-import { mkdtemp, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, readdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { readStateFile, writeStateFile } from '../../src/adapters/state-file.js';
 
 const asObject = (v: unknown): { n: number } | null =>
@@ -9,9 +9,20 @@ const asObject = (v: unknown): { n: number } | null =>
     ? (v as { n: number })
     : null;
 
+/** Temp dirs made by a test, removed after it: runs leave nothing behind in /tmp. */
+const made: string[] = [];
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+afterEach(async () => {
+  await Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
 describe('state file', () => {
   it('writes atomically with mode 0600 in a 0700 dir, and reads back', async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), 'ccotel-state-')), 'nested');
+    const dir = join(await tempDir('ccotel-state-'), 'nested');
     const path = join(dir, 's.json');
     await writeStateFile(path, { n: 1 });
     await writeStateFile(path, { n: 2 });
@@ -22,7 +33,7 @@ describe('state file', () => {
   });
 
   it('reports a missing file, and moves a corrupt one aside instead of overwriting it', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'ccotel-state-'));
+    const dir = await tempDir('ccotel-state-');
     const path = join(dir, 's.json');
     expect(await readStateFile(path, asObject)).toEqual({ kind: 'missing' });
     await writeFile(path, '{"n":');
