@@ -31,101 +31,68 @@ const uuid = (): string => `00000000-0000-4000-8000-${String(++n).padStart(12, '
 const at = (s: number): string => new Date(Date.UTC(2026, 5, 1, 10, 0, s)).toISOString();
 const common = { sessionId: SESSION, cwd: '/w', version: '2.1.50', gitBranch: 'main' };
 
-function prompt(s: number, text: string, id = uuid()): Record<string, unknown> {
-  return {
-    ...common,
-    type: 'user',
-    isSidechain: false,
-    uuid: id,
-    parentUuid: null,
-    timestamp: at(s),
-    message: { role: 'user', content: text },
-  };
-}
-function call(
+/** One line of the main thread, or of the agent when `agent` is set. */
+function line(
   s: number,
-  tool: string,
-  input: Record<string, unknown>,
-  extra = {},
+  type: 'user' | 'assistant',
+  fields: Record<string, unknown>,
+  agent = false,
 ): Record<string, unknown> {
   return {
     ...common,
-    type: 'assistant',
-    isSidechain: false,
+    type,
+    isSidechain: agent,
+    ...(agent ? { agentId: AGENT } : {}),
     uuid: uuid(),
     parentUuid: null,
     timestamp: at(s),
-    requestId: `req_${n}`,
-    message: {
-      id: `msg_${n}`,
-      model: 'claude-sonnet-4-5',
-      role: 'assistant',
-      stop_reason: 'tool_use',
-      usage: { input_tokens: 10, output_tokens: 5 },
-      content: [{ type: 'tool_use', id: tool, name: 'Task', input }],
-    },
-    ...extra,
+    ...fields,
   };
 }
-function result(s: number, tool: string, toolUseResult: unknown): Record<string, unknown> {
-  return {
-    ...common,
-    type: 'user',
-    isSidechain: false,
-    uuid: uuid(),
-    parentUuid: null,
-    timestamp: at(s),
+
+/** An assistant line: one API response of one content block. */
+function response(
+  s: number,
+  stop: string,
+  block: Record<string, unknown>,
+  agent = false,
+): Record<string, unknown> {
+  const model = agent ? 'claude-haiku-4-5' : 'claude-sonnet-4-5';
+  return line(
+    s,
+    'assistant',
+    {
+      requestId: `req_${n}`,
+      message: {
+        id: `msg_${n}`,
+        model,
+        role: 'assistant',
+        stop_reason: stop,
+        usage: { input_tokens: 10, output_tokens: 5 },
+        content: [block],
+      },
+    },
+    agent,
+  );
+}
+
+const prompt = (s: number, text: string): Record<string, unknown> =>
+  line(s, 'user', { message: { role: 'user', content: text } });
+const call = (s: number, tool: string, input: Record<string, unknown>) =>
+  response(s, 'tool_use', { type: 'tool_use', id: tool, name: 'Task', input });
+const result = (s: number, tool: string, toolUseResult: unknown) =>
+  line(s, 'user', {
     toolUseResult,
     message: {
       role: 'user',
       content: [{ type: 'tool_result', tool_use_id: tool, content: 'done' }],
     },
-  };
-}
-function answer(s: number, text = 'Done.'): Record<string, unknown> {
-  return {
-    ...common,
-    type: 'assistant',
-    isSidechain: false,
-    uuid: uuid(),
-    parentUuid: null,
-    timestamp: at(s),
-    requestId: `req_${n}`,
-    message: {
-      id: `msg_${n}`,
-      model: 'claude-sonnet-4-5',
-      role: 'assistant',
-      stop_reason: 'end_turn',
-      usage: { input_tokens: 10, output_tokens: 5 },
-      content: [{ type: 'text', text }],
-    },
-  };
-}
-function agentLine(s: number, role: 'user' | 'assistant', text: string): Record<string, unknown> {
-  const base = {
-    ...common,
-    isSidechain: true,
-    agentId: AGENT,
-    uuid: uuid(),
-    parentUuid: null,
-    timestamp: at(s),
-  };
-  return role === 'user'
-    ? { ...base, type: 'user', message: { role: 'user', content: text } }
-    : {
-        ...base,
-        type: 'assistant',
-        requestId: `req_${n}`,
-        message: {
-          id: `msg_${n}`,
-          model: 'claude-haiku-4-5',
-          role: 'assistant',
-          stop_reason: 'end_turn',
-          usage: { input_tokens: 3, output_tokens: 2 },
-          content: [{ type: 'text', text }],
-        },
-      };
-}
+  });
+const answer = (s: number, text = 'Done.') => response(s, 'end_turn', { type: 'text', text });
+const agentLine = (s: number, role: 'user' | 'assistant', text: string) =>
+  role === 'user'
+    ? line(s, 'user', { message: { role: 'user', content: text } }, true)
+    : response(s, 'end_turn', { type: 'text', text }, true);
 
 /** Writes the session (main file, agent file, meta) and returns its files. */
 async function session(
