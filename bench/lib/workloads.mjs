@@ -13,6 +13,19 @@ const DIST =
     : new URL(`file://${process.env.CCOTEL_BENCH_DIST.replace(/\/?$/, '/')}`);
 const dist = (path) => import(new URL(path, DIST).href);
 
+/** The default price table and the resource every workload's requests carry. */
+async function pricesAndResource() {
+  const [{ loadPriceTable }, { buildResource }] = await Promise.all([
+    dist('adapters/price-file.js'),
+    dist('adapters/resource.js'),
+  ]);
+  const resource = buildResource({
+    serviceName: 'claude-code',
+    attributes: { 'host.name': 'bench' },
+  });
+  return { prices: await loadPriceTable(), resource };
+}
+
 /** Every transcript file under a dir, in a stable order. */
 export async function jsonlFiles(dir) {
   const out = [];
@@ -88,8 +101,6 @@ async function convert({
     { findSessions },
     { sessionSpans, streamSessionSpans },
     { encodeSpans, encodeSpansWithSdk, assembleRequest },
-    { buildResource },
-    { loadPriceTable },
     { MAX_BATCH_SPANS },
     pool,
     reference,
@@ -97,17 +108,11 @@ async function convert({
     dist('adapters/session-files.js'),
     dist('app/session-spans.js'),
     dist('adapters/otlp-encode.js'),
-    dist('adapters/resource.js'),
-    dist('adapters/price-file.js'),
     dist('app/export.js'),
     dist('app/session-spans-pool.js'),
     mode === 'reference' ? import('./reference-pipeline.mjs') : Promise.resolve(null),
   ]);
-  const prices = await loadPriceTable();
-  const resource = buildResource({
-    serviceName: 'claude-code',
-    attributes: { 'host.name': 'bench' },
-  });
+  const { prices, resource } = await pricesAndResource();
   const options = { content, maxAttributeBytes: 2048 };
   // encoder 'sdk' keeps the shipped reader with the SDK serializer: the reader's share of the gain, measured alone.
   const encode =
@@ -223,28 +228,15 @@ async function convert({
  * (untimed), then sent one after another, each awaited, as export sends them.
  */
 async function send({ dir, url, compression = 'none' }) {
-  const [
-    { findSessions },
-    { sessionSpans },
-    { encodeSpans },
-    { buildResource },
-    { loadPriceTable },
-    { MAX_BATCH_SPANS },
-    { sendOtlp },
-  ] = await Promise.all([
-    dist('adapters/session-files.js'),
-    dist('app/session-spans.js'),
-    dist('adapters/otlp-encode.js'),
-    dist('adapters/resource.js'),
-    dist('adapters/price-file.js'),
-    dist('app/export.js'),
-    dist('adapters/otlp-http-sender.js'),
-  ]);
-  const prices = await loadPriceTable();
-  const resource = buildResource({
-    serviceName: 'claude-code',
-    attributes: { 'host.name': 'bench' },
-  });
+  const [{ findSessions }, { sessionSpans }, { encodeSpans }, { MAX_BATCH_SPANS }, { sendOtlp }] =
+    await Promise.all([
+      dist('adapters/session-files.js'),
+      dist('app/session-spans.js'),
+      dist('adapters/otlp-encode.js'),
+      dist('app/export.js'),
+      dist('adapters/otlp-http-sender.js'),
+    ]);
+  const { prices, resource } = await pricesAndResource();
   const bodies = [];
   let batch = [];
   let spans = 0;
@@ -344,8 +336,6 @@ async function phases({ dir }) {
     { finish },
     spans,
     { assembleRequest },
-    { buildResource },
-    { loadPriceTable },
     { MAX_BATCH_SPANS },
   ] = await Promise.all([
     dist('adapters/session-files.js'),
@@ -353,15 +343,9 @@ async function phases({ dir }) {
     dist('core/assemble.js'),
     dist('app/session-spans.js'),
     dist('adapters/otlp-encode.js'),
-    dist('adapters/resource.js'),
-    dist('adapters/price-file.js'),
     dist('app/export.js'),
   ]);
-  const prices = await loadPriceTable();
-  const resource = buildResource({
-    serviceName: 'claude-code',
-    attributes: { 'host.name': 'bench' },
-  });
+  const { prices, resource } = await pricesAndResource();
   const options = { content: 'labels', maxAttributeBytes: 2048 };
   const cpu = () => {
     const c = process.cpuUsage();

@@ -1,8 +1,12 @@
 // Flags shared by the commands that export (export, watch, config check), and
 // their translation into raw setting values for the config loader.
-import type { FlagValues } from '../adapters/config-loader.js';
+import type { Resource } from '@opentelemetry/resources';
+import { loadConfig, type FlagValues } from '../adapters/config-loader.js';
 import { CliError } from '../adapters/cli-error.js';
-import { parseKeyValueList } from '../adapters/resource.js';
+import { loadPriceTable } from '../adapters/price-file.js';
+import { buildResource, parseKeyValueList } from '../adapters/resource.js';
+import type { PriceTable } from '../core/pricing.js';
+import type { Settings } from '../core/settings.js';
 
 export const SETTINGS_FLAGS = {
   endpoint: { type: 'string' },
@@ -94,4 +98,19 @@ export function settingsFromFlags(values: Values): {
   if (values['idle-timeout'] !== undefined)
     flags.idleTimeoutMs = parseDuration(values['idle-timeout'], '--idle-timeout');
   return { flags, configFile: values.config };
+}
+
+/** What export and watch both start from: the effective settings, prices and resource. */
+export async function exportContext(
+  values: Values,
+  env: NodeJS.ProcessEnv,
+): Promise<{ settings: Settings; prices: PriceTable; resource: Resource }> {
+  const { flags, configFile } = settingsFromFlags(values);
+  const { settings } = loadConfig(flags, env, configFile);
+  const prices = await loadPriceTable(settings.pricing ?? undefined);
+  const resource = buildResource({
+    serviceName: settings.serviceName,
+    attributes: settings.resource,
+  });
+  return { settings, prices, resource };
 }

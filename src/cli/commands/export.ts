@@ -1,11 +1,8 @@
-import { buildResource } from '../../adapters/resource.js';
-import { loadConfig } from '../../adapters/config-loader.js';
-import { loadPriceTable } from '../../adapters/price-file.js';
 import { CliError } from '../../adapters/cli-error.js';
 import { runExport, resetOutFile, type ExportSummary } from '../../app/export.js';
 import { countingSink, fileSink, otlpSink } from '../../app/span-sink.js';
 import { parseCommandArgs } from '../parse-args.js';
-import { SETTINGS_FLAGS, SETTINGS_HELP, settingsFromFlags } from '../settings-flags.js';
+import { exportContext, SETTINGS_FLAGS, SETTINGS_HELP } from '../settings-flags.js';
 import { formatWarnings } from '../format-warnings.js';
 import type { CommandIo } from '../command-io.js';
 
@@ -52,13 +49,7 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
     io.stdout(EXPORT_HELP);
     return 0;
   }
-  const { flags, configFile } = settingsFromFlags(values);
-  const { settings } = loadConfig(flags, io.env, configFile);
-  const prices = await loadPriceTable(settings.pricing ?? undefined);
-  const resource = buildResource({
-    serviceName: settings.serviceName,
-    attributes: settings.resource,
-  });
+  const { settings, prices, resource } = await exportContext(values, io.env);
   const dryRun = values['dry-run'] === true;
   const out = values.out;
   if (dryRun && out !== undefined)

@@ -1,10 +1,7 @@
-import { buildResource } from '../../adapters/resource.js';
-import { loadConfig } from '../../adapters/config-loader.js';
-import { loadPriceTable } from '../../adapters/price-file.js';
 import { createJsonLogger } from '../../adapters/logger.js';
 import { startWatch } from '../../app/watch/daemon.js';
 import { parseCommandArgs } from '../parse-args.js';
-import { SETTINGS_FLAGS, SETTINGS_HELP, settingsFromFlags } from '../settings-flags.js';
+import { exportContext, SETTINGS_FLAGS, SETTINGS_HELP } from '../settings-flags.js';
 import type { CommandIo } from '../command-io.js';
 
 export const WATCH_HELP = `Usage: ccotel watch [options]
@@ -37,13 +34,7 @@ export async function runWatchCommand(argv: string[], io: CommandIo): Promise<nu
     io.stdout(WATCH_HELP);
     return 0;
   }
-  const { flags, configFile } = settingsFromFlags(values);
-  const { settings } = loadConfig(flags, io.env, configFile);
-  const prices = await loadPriceTable(settings.pricing ?? undefined);
-  const resource = buildResource({
-    serviceName: settings.serviceName,
-    attributes: settings.resource,
-  });
+  const { settings, prices, resource } = await exportContext(values, io.env);
   const log = createJsonLogger((line) => io.stderr(line), settings.logLevel);
   const daemon = await startWatch({
     settings,
