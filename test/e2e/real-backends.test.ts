@@ -166,7 +166,7 @@ describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason}
   let work = '';
   let inputs: string[] = [];
   let expected = new Map<string, FlatSpan[]>();
-  const running: { stop(): Promise<void> }[] = [];
+  const running: { stop(): Promise<unknown> }[] = [];
 
   beforeAll(async () => {
     requireBuiltCli();
@@ -387,6 +387,9 @@ describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason}
       async () => {
         if (jaeger === undefined) throw new Error('Jaeger did not start');
         await jaeger.restart();
+        console.info(
+          `[e2e] Jaeger (Badger) stopped cleanly in ${jaeger.lastStopMs} ms and started again`,
+        );
         await expectJaegerHolds(jaeger, watched, `after a restart (${storage})`, V1_STORE);
       },
       SETUP_TIMEOUT_MS,

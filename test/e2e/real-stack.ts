@@ -26,8 +26,10 @@ export interface RealJaeger {
   readonly otlpGrpc: string;
   readonly queryBase: string;
   readonly process: RunningProcess;
-  /** Stops the process and starts it again with the same settings (and the same data dir). */
+  /** Stops the process cleanly and starts it again with the same settings and data dir. */
   restart(): Promise<void>;
+  /** How long the last clean stop took (ms), for the test log. */
+  readonly lastStopMs: number;
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function startJaeger(
     return proc;
   };
   let proc = await launch();
+  let stopMs = 0;
   return {
     otlpHttp: `http://127.0.0.1:${portOf(relocated, 'receivers.otlp.protocols.http')}`,
     otlpGrpc: `127.0.0.1:${portOf(relocated, 'receivers.otlp.protocols.grpc')}`,
@@ -56,8 +59,15 @@ export async function startJaeger(
       return proc;
     },
     async restart() {
-      await proc.stop();
+      // A clean shutdown first: a restart after SIGKILL would test Badger's crash recovery.
+      const started = Date.now();
+      const exit = await proc.stop(30_000);
+      if (exit !== 0) throw new Error(`${name} exited ${exit} on SIGTERM:\n${proc.output()}`);
+      stopMs = Date.now() - started;
       proc = await launch();
+    },
+    get lastStopMs() {
+      return stopMs;
     },
     async stop() {
       await proc.stop();

@@ -58,8 +58,22 @@ export function probeBackendBinaries(): BinariesProbe {
   return { available: false, reason: why };
 }
 
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
+/** Ports handed out by freePort in this process: the OS may offer a just-closed one again. */
+const handedOut = new Set<number>();
+
+/** A TCP port on 127.0.0.1 that was free a moment ago and that this process has not handed out. */
 export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const port = await askForPort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no fresh free port after 100 attempts');
+}
+
+function askForPort(): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -77,8 +91,8 @@ export interface RunningProcess {
   output(): string;
   /** Resolves with the exit code, or the signal name. */
   readonly exited: Promise<number | string>;
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
-  stop(graceMs?: number): Promise<void>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code once it is gone. */
+  stop(graceMs?: number): Promise<number | string>;
 }
 
 const OUTPUT_LIMIT = 200_000;
@@ -111,11 +125,13 @@ export function startProcess(
     output: () => output,
     exited,
     async stop(graceMs = 10_000) {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      await exited;
-      clearTimeout(timer);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(timer);
+      }
+      return exited;
     },
   };
 }
