@@ -26,11 +26,14 @@ if [ "${1:-}" = "--print-dirs" ]; then
   exit 0
 fi
 
-if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
-  PATH="$PATH:/usr/local/go/bin"
+# Go's usual home when it is not on PATH; CCOTEL_GO_BIN_DIR names another (the tests use it to
+# check the no-Go path on a machine that has Go).
+go_bin_dir="${CCOTEL_GO_BIN_DIR:-/usr/local/go/bin}"
+if ! command -v go >/dev/null 2>&1 && [ -x "$go_bin_dir/go" ]; then
+  PATH="$PATH:$go_bin_dir"
 fi
 if ! command -v go >/dev/null 2>&1; then
-  echo "backends: not built: no \`go\` on PATH (nor /usr/local/go/bin/go); the real-backend e2e tests will skip"
+  echo "backends: not built: no \`go\` on PATH (nor $go_bin_dir/go); the real-backend e2e tests will skip"
   exit 0
 fi
 

@@ -23,7 +23,8 @@ export type BinariesProbe =
   | { readonly available: false; readonly reason: string };
 
 function goOnPath(): boolean {
-  for (const dir of [...(process.env.PATH ?? '').split(':'), '/usr/local/go/bin']) {
+  const fallback = process.env.CCOTEL_GO_BIN_DIR ?? '/usr/local/go/bin'; // as build.sh
+  for (const dir of [...(process.env.PATH ?? '').split(':'), fallback]) {
     if (dir !== '' && existsSync(join(dir, 'go'))) return true;
   }
   return false;
