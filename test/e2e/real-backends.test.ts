@@ -491,10 +491,31 @@ describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason}
 
     it('Jaeger validates the settings compose gives it', async () => {
       const compose = composeJaegerSettings(binaries.jaegerAllInOne);
-      const file = join(work, 'compose-jaeger.yaml');
-      await writeFile(file, toYaml(compose.config));
-      const result = await runToExit(binaries.jaeger, ['validate', `--config=${file}`]);
+      const result = await runToExit(
+        binaries.jaeger,
+        ['validate', `--config=${compose.file}`],
+        compose.environment,
+      );
       expect(result.code, `jaeger validate (${compose.source}):\n${result.output}`).toBe(0);
+    });
+
+    it('Jaeger refuses a bad key in its storage settings', async () => {
+      const compose = composeJaegerSettings(binaries.jaegerAllInOne);
+      const config = structuredClone(compose.config);
+      const storage = (config.extensions as Record<string, Record<string, unknown>>).jaeger_storage;
+      const backends = storage?.backends as Record<string, Record<string, unknown>> | undefined;
+      const primary = Object.values(backends ?? {})[0];
+      if (primary === undefined) throw new Error(`${compose.source} has no storage backend`);
+      primary.max_tracez = 1;
+      const file = join(work, 'jaeger-bad-key.yaml');
+      await writeFile(file, toYaml(config));
+      const result = await runToExit(
+        binaries.jaeger,
+        ['validate', `--config=${file}`],
+        compose.environment,
+      );
+      expect(result.code).not.toBe(0);
+      expect(result.output).toContain('max_tracez');
     });
   });
 });

@@ -113,6 +113,10 @@ export function toYaml(config: Yaml): string {
 export interface ComposeJaeger {
   /** Where the settings come from, for test names and messages. */
   readonly source: string;
+  /** The file itself: the one compose mounts, or the copy of the built-in config. */
+  readonly file: string;
+  /** The service's `environment`, which the settings may refer to as ${env:NAME}. */
+  readonly environment: Record<string, string>;
   readonly config: Yaml;
   /** The storage backend the compose settings give Jaeger's query (memory, badger, ...). */
   readonly storageKind: string;
@@ -132,12 +136,29 @@ export function composeJaegerSettings(allInOnePath: string): ComposeJaeger {
   const inContainer =
     flag < 0 ? undefined : (args[flag]?.split('=')[1] ?? args[flag + 1] ?? undefined);
   const hostFile = inContainer === undefined ? undefined : hostPathOf(service, inContainer);
-  const config = readYaml(hostFile ?? allInOnePath);
+  const file = hostFile ?? allInOnePath;
+  const config = readYaml(file);
   return {
     source: hostFile === undefined ? "Jaeger's built-in all-in-one config" : hostFile,
+    file,
+    environment: environmentOf(service),
     config,
     storageKind: storageKindOf(config),
   };
+}
+
+function environmentOf(service: Yaml): Record<string, string> {
+  const environment = service.environment;
+  const result: Record<string, string> = {};
+  if (Array.isArray(environment)) {
+    for (const entry of environment.map(String)) {
+      const [name = '', ...value] = entry.split('=');
+      result[name] = value.join('=');
+    }
+  } else if (isRecord(environment)) {
+    for (const [name, value] of Object.entries(environment)) result[name] = String(value);
+  }
+  return result;
 }
 
 function hostPathOf(service: Yaml, containerPath: string): string {

@@ -141,9 +141,10 @@ export function startProcess(
 export async function runToExit(
   command: string,
   args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
   timeoutMs = 60_000,
 ): Promise<{ code: number | string; output: string }> {
-  const proc = startProcess(command, command, args);
+  const proc = startProcess(command, command, args, env);
   const timer = setTimeout(() => void proc.stop(1_000), timeoutMs);
   const code = await proc.exited;
   clearTimeout(timer);
