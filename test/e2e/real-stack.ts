@@ -44,8 +44,17 @@ export async function startJaeger(
   const configFile = join(workDir, 'jaeger.yaml');
   await writeFile(configFile, toYaml(relocated.config));
   const health = `http://127.0.0.1:${portOf(relocated, 'extensions.healthcheckv2.http')}/status`;
+  const grpcPort = portOf(relocated, 'receivers.otlp.protocols.grpc');
   const launch = async (): Promise<RunningProcess> => {
-    const proc = startProcess(name, binaries.jaeger, [`--config=${configFile}`]);
+    // Jaeger traces its own query API to OTEL_EXPORTER_OTLP_ENDPOINT, by default localhost:4317,
+    // which in the all-in-one image is itself: keep it so (its own receiver, not whatever else
+    // listens on 4317 here). Its receiver stops before its tracer flushes, so a stop waited out
+    // the exporter's 10 s timeout; export sooner and give up sooner. Jaeger's own telemetry only.
+    const proc = startProcess(name, binaries.jaeger, [`--config=${configFile}`], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${grpcPort}`,
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '2000',
+    });
     await waitForHttpOk(proc, health, READY_TIMEOUT_MS);
     return proc;
   };
@@ -53,7 +62,7 @@ export async function startJaeger(
   let stopMs = 0;
   return {
     otlpHttp: `http://127.0.0.1:${portOf(relocated, 'receivers.otlp.protocols.http')}`,
-    otlpGrpc: `127.0.0.1:${portOf(relocated, 'receivers.otlp.protocols.grpc')}`,
+    otlpGrpc: `127.0.0.1:${grpcPort}`,
     queryBase: `http://127.0.0.1:${portOf(relocated, 'extensions.jaeger_query.http')}`,
     get process() {
       return proc;
