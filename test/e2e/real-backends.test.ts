@@ -184,6 +184,10 @@ describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason}
     const all = [...expected.values()];
     const withSubagents = all.filter((spans) => subagentSpans(spans).length > 0);
     expect(withSubagents.length, 'traces with a sub-agent span').toBeGreaterThanOrEqual(2);
+    console.info(
+      `[e2e] real backends: ${inputs.length} inputs, ${expected.size} traces, ` +
+        `${all.flat().length} spans, ${withSubagents.length} traces with sub-agents`,
+    );
     for (const [traceId, spans] of expected) expectTurnTrace(traceId, spans);
     const links = all.flat().flatMap((s) => s.links);
     expect(links.length, 'turn-to-turn links').toBeGreaterThan(0);
