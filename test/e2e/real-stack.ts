@@ -33,7 +33,31 @@ export interface RealJaeger {
   stop(): Promise<void>;
 }
 
-export async function startJaeger(
+/**
+ * A port picked free can be taken by another process on this shared machine before the backend
+ * binds it; then the backend exits at once saying so, and a second try picks new ports.
+ */
+async function retryOnPortClash<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start();
+    } catch (error) {
+      const clash = error instanceof Error && error.message.includes('address already in use');
+      if (!clash || attempt >= attempts) throw error;
+    }
+  }
+}
+
+export function startJaeger(
+  binaries: BackendBinaries,
+  settings: Record<string, unknown>,
+  workDir: string,
+  name: string,
+): Promise<RealJaeger> {
+  return retryOnPortClash(() => startJaegerOnce(binaries, settings, workDir, name));
+}
+
+async function startJaegerOnce(
   binaries: BackendBinaries,
   settings: Record<string, unknown>,
   workDir: string,
@@ -94,7 +118,15 @@ export interface RealCollector {
 }
 
 /** docker/otel-collector.yaml with `jaeger` pointed at a real Jaeger and `tempo` at a receiver. */
-export async function startCollector(
+export function startCollector(
+  binaries: BackendBinaries,
+  jaeger: RealJaeger,
+  workDir: string,
+): Promise<RealCollector> {
+  return retryOnPortClash(() => startCollectorOnce(binaries, jaeger, workDir));
+}
+
+async function startCollectorOnce(
   binaries: BackendBinaries,
   jaeger: RealJaeger,
   workDir: string,
