@@ -449,6 +449,30 @@ describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason}
       return file;
     }
 
+    /** The version test/backends/<module>/go.mod pins for a module path. */
+    async function pinned(module: string, path: string): Promise<string> {
+      const goMod = await readFile(join(repoRoot, 'test/backends', module, 'go.mod'), 'utf8');
+      const escaped = path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      const match = new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(v\\S+)`, 'm').exec(goMod);
+      if (match?.[1] === undefined)
+        throw new Error(`test/backends/${module}/go.mod pins no ${path}`);
+      return match[1];
+    }
+
+    it('the binaries are the pinned releases, the Collector the one compose runs', async () => {
+      const jaegerVersion = await runToExit(binaries.jaeger, ['version']);
+      expect(jaegerVersion.output).toContain(
+        `"gitVersion":"${await pinned('jaeger', 'github.com/jaegertracing/jaeger')}"`,
+      );
+      const collectorPin = await pinned('otelcol', 'go.opentelemetry.io/collector/otelcol');
+      const collectorVersion = await runToExit(binaries.otelcol, ['--version']);
+      expect(collectorVersion.output.trim()).toBe(
+        `otelcol-ccotel version ${collectorPin.slice(1)}`,
+      );
+      const compose = await readFile(join(repoRoot, 'docker/compose.yaml'), 'utf8');
+      expect(compose).toContain(`otel/opentelemetry-collector-contrib:${collectorPin.slice(1)}`);
+    });
+
     it('the Collector validates every collector config under docker/ and config/examples/', async () => {
       const configs = await collectorConfigs();
       expect(configs).toContain('docker/otel-collector.yaml');
