@@ -3,7 +3,8 @@
 // network access. Chromium is a system package (CI installs it); a missing
 // browser fails the suite rather than skipping it, so the viewer is never
 // silently untested.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -92,7 +93,13 @@ describe('generated page', () => {
     expect(html).not.toMatch(/<link|@import|url\(/i);
   });
 
-  it('has a script that survives String.raw and the HTML parser', () => {
+  it('inlines the viewer sources as they are (the generated module is up to date)', () => {
+    const check = spawnSync(process.execPath, ['scripts/build-viewer.mjs', '--check'], {
+      encoding: 'utf8',
+    });
+    expect(check.stderr).toBe('');
+    expect(check.status).toBe(0);
+    expect(HTML_WATERFALL_SCRIPT).toBe(readFileSync('src/app/render/viewer/viewer.js', 'utf8'));
     expect(HTML_WATERFALL_SCRIPT).not.toMatch(/<\/script|<!--/i);
   });
 });
