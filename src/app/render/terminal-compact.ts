@@ -33,12 +33,12 @@ export function renderCompact(
   const prompts = groups.map((g) =>
     g.turn === null ? 'outside any turn' : toSingleLine(g.turn.label),
   );
-  // One prompt column for all lines, so the slowest calls line up after it.
+  // One prompt column for all lines (at most 2/5 of the room), so the slowest calls line up after it.
   const fixedW = 4 + 1 + clockW + 1 + 6 + 1 + 4 + 1 + 5 + 1 + 4;
   const promptW = Math.max(
     8,
     Math.min(
-      Math.floor((o.width - fixedW - 1) / 2),
+      Math.floor(((o.width - fixedW - 1) * 2) / 5),
       prompts.reduce((m, p) => Math.max(m, displayWidth(p)), 0),
     ),
   );

@@ -123,7 +123,7 @@ function renderOverview(groups: TurnGroup[], axes: TimeAxis[], l: Layout): strin
   const clock = clockLabeller(axes);
   const note = folded.breaks.length > 0 ? `, idle gaps over 1m folded (┊)` : '';
   const lines = ['', ruleLine(`── Overview: one row per turn${note} `, l)];
-  lines.push(columnHeader('turn', '', '', l));
+  lines.push(columnHeader('turn', breakRuler(folded, l.barW), '', l));
   groups.forEach((g, i) => {
     const axis = axes[i]!;
     const errors = flattenRows(g.rows).filter((f) => f.row.status === 'error').length;
@@ -135,10 +135,13 @@ function renderOverview(groups: TurnGroup[], axes: TimeAxis[], l: Layout): strin
       g.turn === null
         ? ''
         : `${formatTokens(g.turn.inputTokens)}/${formatTokens(g.turn.outputTokens)}`;
+    const [from, to] = barCells(folded.fraction(axis.start), folded.fraction(axis.end), l.barW);
+    const failed = g.turn?.endState === 'api_error' || errors > 0;
+    const bar = l.paint('█'.repeat(to - from), failed ? 'red' : 'cyan');
     lines.push(
       [
         padWidth(label, l.labelW),
-        overviewBar(folded, axis, g.turn?.endState === 'api_error' || errors > 0, l),
+        ' '.repeat(from) + bar + ' '.repeat(l.barW - to),
         padStartWidth(formatDuration(axis.end - axis.start), DUR_W),
         g.turn === null ? ' '.repeat(STATUS_W) : turnStateCell(g.turn, l),
         padStartWidth(tokens, TOKENS_W),
@@ -149,14 +152,14 @@ function renderOverview(groups: TurnGroup[], axes: TimeAxis[], l: Layout): strin
   return lines;
 }
 
-function overviewBar(folded: FoldedAxis, axis: TimeAxis, failed: boolean, l: Layout): string {
-  const cells = Array.from({ length: l.barW }, () => ' ');
-  for (const b of folded.breaks) {
-    const at = Math.min(l.barW - 1, Math.floor(b.at * l.barW));
-    cells[at] = l.paint('┊', 'dim');
-  }
-  const [from, to] = barCells(folded.fraction(axis.start), folded.fraction(axis.end), l.barW);
-  for (let i = from; i < to; i++) cells[i] = l.paint('█', failed ? 'red' : 'cyan');
+/**
+ * The folded gaps as `┊` over the bar column, once, in the overview's header;
+ * left out when they would be closer than three columns (the title says they exist).
+ */
+function breakRuler(folded: FoldedAxis, barW: number): string {
+  if (folded.breaks.length === 0 || folded.breaks.length > barW / 3) return '';
+  const cells = Array.from({ length: barW }, () => ' ');
+  for (const b of folded.breaks) cells[Math.min(barW - 1, Math.floor(b.at * barW))] = '┊';
   return cells.join('');
 }
 
