@@ -85,6 +85,7 @@ export default tseslint.config(
         window: 'readonly',
         document: 'readonly',
         getComputedStyle: 'readonly',
+        Event: 'readonly',
         requestAnimationFrame: 'readonly',
         performance: 'readonly',
       },
