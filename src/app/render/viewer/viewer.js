@@ -15,6 +15,7 @@
   const byEl = new Map();
   const filter = { errors: false, tool: '', agentType: '', text: '', slowest: false };
   let visible = [];
+  let openBeforeFilter = null;
   let active = null;
   let selected = null;
   let panel = null;
@@ -366,8 +367,15 @@
   /** After a filter change: open the way to the matches (`reveal`), then redraw. */
   function changed(reveal) {
     if (filtering()) {
+      // What was open before filtering comes back when the filters are cleared.
+      if (!openBeforeFilter) openBeforeFilter = nodes.map((n) => n.expanded);
       computeHits();
       if (reveal) expandToHits();
+    } else if (openBeforeFilter) {
+      nodes.forEach((n, i) => {
+        n.expanded = openBeforeFilter[i];
+      });
+      openBeforeFilter = null;
     }
     refresh();
   }
@@ -451,6 +459,8 @@
     r.dataset.depth = String(depth);
     r.dataset.type = row.type;
     r.dataset.tool = row.toolName;
+    r.dataset.ms = String(row.ms);
+    if (row.agentType) r.dataset.agentType = row.agentType;
     r.style.setProperty('--tick', g.tickPercent + '%');
     r.append(
       nameCell(row, depth),
