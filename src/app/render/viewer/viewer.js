@@ -399,9 +399,10 @@
       'Ctx / cost',
     ];
     const classes = ['c-name', 'c-time', 'num', '', 'num', 'num'];
-    titles.forEach((text, i) => r.append(cell(classes[i], 'columnheader')));
     titles.forEach((text, i) => {
-      r.children[i].textContent = text;
+      const c = cell(classes[i], 'columnheader');
+      c.textContent = text;
+      r.append(c);
     });
     return r;
   }
