@@ -8,14 +8,15 @@ export const SHOW_HELP = `Usage: ccotel show <transcript.jsonl | session-dir | s
 
 Draws one session as a waterfall: an overview with one row per turn (idle gaps
 folded), then each turn on its own time axis, sub-agents nested under the call
-that spawned them. The filters narrow the terminal view, --json and --html alike.
+that spawned them. The filters narrow the terminal view, --json and --html.
 
 Options:
   --json                 print {"sessionId", "rows", "warnings"} as one JSON object
   --html FILE            write a self-contained HTML waterfall to FILE (scrubbed of secrets)
   --projects-dir DIR     where to look up a session id (default $CLAUDE_CONFIG_DIR/projects
                          or ~/.claude/projects); may be given more than once
-  --errors               only failed calls (and the agents they ran in); turns without one are left out
+  --errors               only failed calls, in the agents they ran in (turns
+                         without one are left out)
   --turn N               only turn N, numbered from 0 as the view prints them
   --since DATE           only turns that started at or after DATE (ISO date or time)
   --until DATE           only turns that started before DATE (ISO date or time)
