@@ -169,6 +169,14 @@ try {
       target: '',
     },
     {
+      view: 'terminal: draw only, CPU time, warm',
+      median_ms: median(renderOnly.renderCpuMs),
+      baseline: '',
+      baseline_ms: null,
+      ratio: null,
+      target: '',
+    },
+    {
       view: 'html: navigation → first click handled',
       median_ms: pick(bigPage, 'firstClickMs'),
       baseline: '1-turn page',

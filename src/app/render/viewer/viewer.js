@@ -195,7 +195,8 @@
       s.append(name + ' ', el('b', mono ? 'mono' : '', value));
       meta.append(s);
     };
-    item('Session', data.sessionId, true);
+    // The title is often "Session <id>": the id is not said twice.
+    if (data.title.indexOf(data.sessionId) < 0) item('Session', data.sessionId, true);
     if (data.startIso) item('Started', data.startIso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'));
     item(
       'Duration',
