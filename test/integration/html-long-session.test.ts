@@ -170,7 +170,14 @@ describe('a long session in Chromium at 1280 px', () => {
     const { page } = await open(bigTurnsHtml);
     // Turns of more than 30 calls start collapsed.
     expect((await shown(page)).length).toBe(0);
-    await page.locator('.ov-row').nth(1).focus();
+    // The overview is one tab stop; arrow keys move in it, Tab goes on to the search.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-turn'))).toBe('0');
+    await page.keyboard.press('ArrowDown');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-turn'))).toBe('1');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('search');
+    await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Enter');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-turn-index'))).toBe(
       '1',

@@ -269,10 +269,31 @@
         ' \u00b7 ' +
         plural(g.calls, 'call');
       b.addEventListener('click', () => openTurn(turn));
+      // One tab stop for the whole list (arrow keys move in it), so Tab gets
+      // from the overview to the filters without crossing every turn.
+      b.tabIndex = list.children.length === 0 ? 0 : -1;
       list.append(b);
     });
+    list.addEventListener('keydown', onOverviewKey);
     nav.append(list);
     return nav;
+  }
+
+  function onOverviewKey(e) {
+    const rows = Array.prototype.slice.call(e.currentTarget.children);
+    const i = rows.indexOf(e.target);
+    if (i < 0) return;
+    const to = {
+      ArrowDown: i + 1,
+      ArrowUp: i - 1,
+      Home: 0,
+      End: rows.length - 1,
+    }[e.key];
+    if (to === undefined || !rows[to]) return;
+    rows[i].tabIndex = -1;
+    rows[to].tabIndex = 0;
+    rows[to].focus();
+    e.preventDefault();
   }
 
   function openTurn(turn) {
