@@ -355,6 +355,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     maxRetries: once ? 5 : Infinity,
     maxBackoffMs: once ? 5000 : 30_000,
     lingerMs: options.lingerMs ?? 5,
+    maxBatchSpans: settings.maxBatchSpans,
     pull(max): Batch<Sent> {
       const active = [...entries.values()].filter((e) => e.tracker?.hasOutbox === true);
       const items: Sent[] = [];
