@@ -90,7 +90,7 @@ function unacknowledgedTraces(receiver: OtlpReceiver): Set<string> {
   return new Set(
     receiver
       .requests()
-      .filter((r) => r.status < 200 || r.status >= 300)
+      .filter((r) => r.status < 200 || r.status >= 300 || (r.rejected ?? 0) > 0)
       .flatMap((r) => r.spans.map((s) => s.traceId)),
   );
 }
@@ -271,6 +271,99 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
       await dirs.cleanup();
     }
   }, 60_000);
+});
+
+describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => {
+  it('413 above 20 spans: batches are halved until they pass; every span arrives', async () => {
+    const h = await harness();
+    const dirs = await h.tempDirs();
+    const receiver = await startOtlpReceiver();
+    const started = performance.now();
+    try {
+      const corpus = await makeCorpus(dirs.base, 0);
+      const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+      receiver.limitSpans(20);
+      const running = await h.runDaemon(h.settingsFor(receiver, dirs, { timeoutMs: 800 }), {
+        backfill: true,
+      });
+      await waitUntil(() => received(receiver, expected), 90_000, `all ${expected.length} spans`);
+      await running.daemon.settled();
+      await running.daemon.stop('test end');
+      const t = tally(expected, receiver.spans(), 'last');
+      const statuses = receiver.requests().map((r) => r.status);
+      const tooBig = receiver.requests().filter((r) => r.status === 200 && r.spans.length > 20);
+      record({
+        name: 'watch: 413 above 20 spans (split)',
+        t,
+        outcome: `${statuses.length} requests, ${statuses.filter((x) => x === 413).length} answered 413`,
+        repeatsAllowed: 'none',
+        started,
+        ok: t.lost === 0 && t.repeated === 0 && tooBig.length === 0,
+      });
+      expect(t.lost).toBe(0);
+      expect(t.repeated).toBe(0);
+      expect(tooBig).toEqual([]);
+      expect(statuses).toContain(413);
+    } finally {
+      await receiver.stop();
+      await dirs.cleanup();
+    }
+  }, 120_000);
+
+  for (const protocol of ['http/protobuf', 'http/json'] as const)
+    it(`partial_success (${protocol}): one warning, not retried; a later export delivers the rest, repeats identical`, async () => {
+      const h = await harness();
+      const dirs = await h.tempDirs();
+      const receiver = await startOtlpReceiver();
+      const started = performance.now();
+      try {
+        const corpus = await makeCorpus(dirs.base, 0);
+        const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+        receiver.setMode({ rejectSpans: (n) => Math.ceil(n / 5), message: 'quota exceeded' });
+        const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, protocol });
+        const running = await h.runDaemon(settings, { backfill: true });
+        const warning = await running.logs.waitFor(
+          (l) => l.msg.startsWith('collector rejected spans'),
+          30_000,
+        );
+        await running.daemon.settled();
+        await running.daemon.stop('test end');
+        const warnings = running.logs.lines.filter((l) =>
+          l.msg.startsWith('collector rejected spans'),
+        ).length;
+        const afterWatch = tally(expected, receiver.spans());
+        receiver.setMode('accept');
+        const run = await runCcotel([
+          'export',
+          '--endpoint',
+          receiver.url,
+          '--state-dir',
+          dirs.state,
+          '--quiet',
+          corpus.root,
+        ]);
+        const t = tally(expected, receiver.spans());
+        const stray = strayRepeats(receiver.spans(), unacknowledgedTraces(receiver));
+        record({
+          name: `watch: partial_success 1 in 5 (${protocol}), then export`,
+          t,
+          outcome: `watch: ${warnings} warning(s), ${afterWatch.lost} not kept; export exit ${run.code}, then lost ${t.lost}`,
+          repeatsAllowed: 'byte-identical spans of turns in a partly rejected request',
+          started,
+          ok: warnings === 1 && run.code === 0 && t.lost === 0 && t.repeatedDiffering === 0,
+        });
+        expect(warning).toMatchObject({ level: 'warn', error: 'quota exceeded' });
+        expect(warnings).toBe(1);
+        expect(afterWatch.lost).toBeGreaterThan(0);
+        expect(run.code, run.stderr).toBe(0);
+        expect(t.lost).toBe(0);
+        expect(t.repeatedDiffering).toBe(0);
+        expect(stray).toBe(0);
+      } finally {
+        await receiver.stop();
+        await dirs.cleanup();
+      }
+    }, 120_000);
 });
 
 describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
