@@ -1,10 +1,11 @@
 // Output files that hold session content (`show --html`, `export --out`):
 // mode 0600 whatever the umask, written to a new temp file in the same dir
 // (O_EXCL, so never through a link planted there) and renamed over the target
-// at the end. rename() replaces a symlink at the target rather than writing
-// where it points, and a reader never sees half a file.
+// at the end, so a reader never sees half a file. A symlink at the target is
+// refused, not followed and not replaced; a device or FIFO (/dev/null, a pipe)
+// is written in place: renaming over it would replace the node itself.
 import { randomBytes } from 'node:crypto';
-import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CliError } from './cli-error.js';
 
@@ -17,8 +18,11 @@ export interface PrivateFile {
   discard(): Promise<void>;
 }
 
-/** Checks where `path` would go, naming `flag` in the one-line error (exit 2). */
-async function checkTarget(path: string, flag: string): Promise<void> {
+/**
+ * Checks where `path` would go, naming `flag` in the one-line error (exit 2).
+ * True when it is a device or FIFO, to be written in place.
+ */
+async function checkTarget(path: string, flag: string): Promise<boolean> {
   const dir = dirname(path);
   const info = await stat(dir).catch((err: NodeJS.ErrnoException) => err);
   if (info instanceof Error)
@@ -27,12 +31,40 @@ async function checkTarget(path: string, flag: string): Promise<void> {
       2,
     );
   if (!info.isDirectory()) throw new CliError(`${flag} ${path}: ${dir} is not a directory`, 2);
-  const target = await stat(path).catch(() => null);
-  if (target?.isDirectory() === true) throw new CliError(`${flag} ${path}: is a directory`, 2);
+  const target = await lstat(path).catch(() => null);
+  if (target === null || target.isFile()) return false;
+  if (target.isSymbolicLink())
+    throw new CliError(
+      `${flag} ${path}: is a symbolic link; not followed (name the file itself, or remove the link)`,
+      2,
+    );
+  if (target.isDirectory()) throw new CliError(`${flag} ${path}: is a directory`, 2);
+  return true;
+}
+
+/** A device or FIFO: written in place, nothing to rename. */
+async function openInPlace(path: string, flag: string): Promise<PrivateFile> {
+  const failed = (err: unknown): CliError =>
+    new CliError(
+      `${flag} ${path}: cannot write (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      1,
+    );
+  const handle = await open(path, 'w').catch((err: unknown) => {
+    throw failed(err);
+  });
+  return {
+    path,
+    append: (text) =>
+      handle.writeFile(text).catch((err: unknown) => {
+        throw failed(err);
+      }),
+    commit: () => handle.close(),
+    discard: () => handle.close().catch(() => undefined),
+  };
 }
 
 export async function openPrivateFile(path: string, flag: string): Promise<PrivateFile> {
-  await checkTarget(path, flag);
+  if (await checkTarget(path, flag)) return openInPlace(path, flag);
   const tmp = join(
     dirname(path),
     `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`,
@@ -55,7 +87,14 @@ export async function openPrivateFile(path: string, flag: string): Promise<Priva
   return {
     path,
     append: async (text) => {
-      await handle.writeFile(text);
+      try {
+        await handle.writeFile(text);
+      } catch (err) {
+        throw new CliError(
+          `${flag} ${path}: cannot write (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+          1,
+        );
+      }
     },
     async commit() {
       try {

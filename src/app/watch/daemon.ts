@@ -15,6 +15,7 @@ import type { Settings } from '../../core/settings.js';
 import { walkDirs, type DirListing } from '../../adapters/dir-walk.js';
 import { watchDirs, type DirWatcher, type WatchEvent } from '../../adapters/dir-watcher.js';
 import type { Logger } from '../../adapters/logger.js';
+import { lockStateDir } from '../../adapters/state-lock.js';
 import { ownerOf, subagentFiles } from '../../adapters/session-files.js';
 import { parseOptionsFor } from '../session-spans.js';
 import { otlpSink, type RetryPolicy, type SpanSink } from '../span-sink.js';
@@ -118,6 +119,8 @@ async function fileRecord(path: string): Promise<(FileRecord & { mtimeMs: number
 export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const { settings, log, once } = options;
   const stateDir = settings.stateDir ?? '.';
+  // One ccotel per state dir: a second daemon would send every span again.
+  const lock = await lockStateDir(stateDir, 'watch', { warn: (m) => log.warn(m) });
   const roots = [...new Set(settings.projectsDirs.map((d) => resolve(d)))];
   const idleMs = settings.idleTimeoutMs;
   const recomputeDelayMs = options.recomputeDelayMs ?? 10;
@@ -579,6 +582,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const done = new Promise<number>((r) => {
     resolveDone = r;
   });
+  void done.then(() => lock.release());
   let stopPromise: Promise<number> | null = null;
 
   const stop = (reason = 'stop'): Promise<number> => {

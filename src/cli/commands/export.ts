@@ -1,6 +1,7 @@
 import { CliError } from '../../adapters/cli-error.js';
 import type { AttemptFailure } from '../../adapters/otlp-http-sender.js';
 import { openPrivateFile, type PrivateFile } from '../../adapters/private-file.js';
+import { lockStateDir } from '../../adapters/state-lock.js';
 import { runExport, type ExportSummary } from '../../app/export.js';
 import { countingSink, fileSink, otlpSink, type SpanSink } from '../../app/span-sink.js';
 import { parseCommandArgs } from '../parse-args.js';
@@ -121,21 +122,24 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
             onRetry: (f, delay) => outage.onRetry(f, delay),
           }),
         );
+  const readOnly = dryRun || out !== undefined;
+  // Runs that record what they sent take turns; a running daemon makes export refuse.
+  const lock = readOnly
+    ? null
+    : await lockStateDir(settings.stateDir ?? '.', 'export', {
+        warn: (m) => io.stderr(`ccotel: warning: ${m}\n`),
+        onWait: (h) =>
+          io.stderr(`ccotel: waiting for the export running as pid ${h.pid} to finish\n`),
+      });
   let summary: ExportSummary;
   try {
-    summary = await exportWith(
-      positionals,
-      values,
-      settings,
-      prices,
-      sink,
-      io,
-      dryRun || out !== undefined,
-    );
+    summary = await exportWith(positionals, values, settings, prices, sink, io, readOnly);
     await sink.close?.();
   } catch (err) {
     await outFile?.discard();
     throw err;
+  } finally {
+    await lock?.release();
   }
   // Warnings are problems with the input: --quiet hides progress and the summary, not them.
   io.stderr(formatWarnings(summary.warnings));
