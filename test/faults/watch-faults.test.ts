@@ -624,6 +624,88 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
     }
   }, 120_000);
 
+  it('malformed lines (invalid UTF-8, NUL padding, a torn line) are logged once each with file and line, rate-limited per file, and counted', async () => {
+    const h = await harness();
+    const dirs = await h.tempDirs();
+    const receiver = await startOtlpReceiver();
+    const started = performance.now();
+    try {
+      const running = await h.runDaemon(h.settingsFor(receiver, dirs, { timeoutMs: 800 }));
+      await running.daemon.ready;
+      const lines = (
+        await readFile(
+          'fixtures/real/marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl',
+          'utf8',
+        )
+      )
+        .split('\n')
+        .filter((l) => l.trim() !== '');
+      const file = join(dirs.project, 'bad.jsonl');
+      const cut = Math.floor(lines.length / 2);
+      await h.writeLines(file, lines.slice(0, cut), 1);
+      // Invalid UTF-8, NUL padding (a crash mid-write), a torn line, then the rest.
+      await appendFile(file, Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]));
+      await appendFile(file, Buffer.concat([Buffer.alloc(64), Buffer.from('\n')]));
+      await appendFile(file, `${(lines[cut] ?? '').slice(0, 40)}\n`);
+      await h.writeLines(file, lines.slice(cut), 1);
+      // A file of nothing but garbage: logged up to the per-file limit, counted in full.
+      const junk = join(dirs.project, 'junk.jsonl');
+      await writeFile(
+        junk,
+        Array.from({ length: 30 }, (_, i) => `not json ${i}`).join('\n') + '\n',
+      );
+      const exportRun = await runCcotel(['export', '--dry-run', '--quiet', dirs.projects]);
+      const exportWarned = new Set(
+        [...exportRun.stderr.matchAll(/^warning: (.+):(\d+): /gm)].map((m) => `${m[1]}:${m[2]}`),
+      );
+      const isLine = (l: { msg: string }): boolean =>
+        l.msg === 'malformed transcript line; skipped';
+      await waitUntil(
+        () => running.logs.lines.filter((l) => isLine(l) && l.file === file).length >= 3,
+        20_000,
+        'three warnings for bad.jsonl',
+      );
+      await waitUntil(
+        () => running.logs.lines.some((l) => l.msg.startsWith('more malformed lines')),
+        20_000,
+        'the rate-limit note for junk.jsonl',
+      );
+      await running.daemon.settled();
+      await running.daemon.stop('test end');
+      const logged = running.logs.lines.filter(isLine);
+      const keys = logged.map((l) => `${String(l.file)}:${String(l.line)}`);
+      const stopped = running.logs.lines.find((l) => l.msg === 'stopped');
+      const badKeys = keys.filter((k) => k.startsWith(file));
+      record({
+        name: 'watch: malformed lines logged',
+        t: {
+          expected: 0,
+          received: 0,
+          lost: 0,
+          repeated: 0,
+          repeatedDiffering: 0,
+          unexpected: 0,
+          mismatched: 0,
+        },
+        outcome: `${badKeys.length} warnings for bad.jsonl (export: ${[...exportWarned].filter((k) => k.startsWith(file)).length}); junk.jsonl ${keys.length - badKeys.length} logged of 30; stopped.malformedLines ${String(stopped?.malformedLines)}`,
+        repeatsAllowed: 'none',
+        started,
+        ok: new Set(keys).size === keys.length && stopped?.malformedLines === 33,
+      });
+      expect(new Set(keys).size, 'each line logged once').toBe(keys.length);
+      expect(new Set(badKeys)).toEqual(
+        new Set([...exportWarned].filter((k) => k.startsWith(file))),
+      );
+      expect(badKeys).toHaveLength(3);
+      expect(keys.length - badKeys.length).toBe(10);
+      expect(stopped?.malformedLines).toBe(33);
+      for (const l of logged) expect(l.level).toBe('warn');
+    } finally {
+      await receiver.stop();
+      await dirs.cleanup();
+    }
+  }, 60_000);
+
   const nobodyProblem = nobodyCannotRun();
   const nobody = nobodyProblem === null;
   if (!nobody)

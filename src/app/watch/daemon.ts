@@ -20,6 +20,7 @@ import { ownerOf, subagentFiles } from '../../adapters/session-files.js';
 import { parseOptionsFor } from '../session-spans.js';
 import { otlpSink, type RetryPolicy, type SpanSink } from '../span-sink.js';
 import { createDeliveryQueue, type Batch } from './delivery-queue.js';
+import { createMalformedLines } from './malformed-lines.js';
 import { openExportRecords } from './export-records.js';
 import { classifyPath, isWatchedPath, sessionKeyOf } from './file-kind.js';
 import { SessionTracker, type Outgoing, type TrackerContext } from './session-tracker.js';
@@ -133,6 +134,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     settleMs: options.settleMs ?? 1500,
     records,
     log,
+    malformed: createMalformedLines(log, () => performance.now()),
     now: () => performance.now(),
   };
 
@@ -615,7 +617,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
       await until(queue.whenIdle(), Date.now() + 300);
       await persist();
       const undelivered = [...entries.values()].reduce((n, e) => n + (e.tracker?.pending ?? 0), 0);
-      log.info('stopped', { undeliveredSpans: undelivered });
+      log.info('stopped', { undeliveredSpans: undelivered, malformedLines: ctx.malformed?.count });
       return 0;
     })();
     void stopPromise.then(resolveDone);
@@ -632,6 +634,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
         log.error('could not deliver every span; they will be sent by the next run', {
           undeliveredSpans: undelivered,
         });
+      log.info('done', { undeliveredSpans: undelivered, malformedLines: ctx.malformed?.count });
       resolveDone(queue.gaveUp ? 1 : 0);
     })();
   }
