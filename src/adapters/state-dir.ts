@@ -28,6 +28,11 @@ async function missingDirs(dir: string, label: string): Promise<string[]> {
   }
 }
 
+/** Fails (one line naming `label`) when `dir` cannot be a directory; creates nothing. */
+export async function checkStateDir(dir: string, label: string): Promise<void> {
+  await missingDirs(dir, label);
+}
+
 /**
  * Creates `dir` (0700) if need be and tightens an existing one to 0700.
  * `label` names where the dir came from (`--state-dir`), for the error line.

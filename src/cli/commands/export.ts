@@ -1,6 +1,7 @@
 import { CliError } from '../../adapters/cli-error.js';
 import type { AttemptFailure } from '../../adapters/otlp-http-sender.js';
 import { openPrivateFile, type PrivateFile } from '../../adapters/private-file.js';
+import { checkStateDir } from '../../adapters/state-dir.js';
 import { lockStateDir } from '../../adapters/state-lock.js';
 import { runExport, type ExportSummary } from '../../app/export.js';
 import { countingSink, fileSink, otlpSink, type SpanSink } from '../../app/span-sink.js';
@@ -124,6 +125,8 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
         );
   const readOnly = dryRun || out !== undefined;
   // Runs that record what they sent take turns; a running daemon makes export refuse.
+  // Read-only runs still read the state: a dir that cannot be one is named, not stumbled on.
+  if (readOnly) await checkStateDir(settings.stateDir ?? '.', '--state-dir');
   const lock = readOnly
     ? null
     : await lockStateDir(settings.stateDir ?? '.', 'export', {
