@@ -401,6 +401,67 @@ describe('export: collectors that accept only part of a request', () => {
   });
 });
 
+describe('export: what it prints', () => {
+  const runPlain = (receiver: OtlpReceiver, stateDir: string, ...extra: string[]) =>
+    runCcotel([
+      'export',
+      '--endpoint',
+      receiver.url,
+      '--state-dir',
+      stateDir,
+      ...extra,
+      corpus.mains[0] as string,
+    ]);
+  it('an outage that passes: one line when it starts, one when it ends, then the summary', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      receiver.script([
+        { status: 503, retryAfter: '0' },
+        { status: 503, retryAfter: '0' },
+        { status: 503, retryAfter: '0' },
+      ]);
+      const run = await runPlain(receiver, join(base, 'state-print-1'));
+      expect(run.code, run.stderr).toBe(0);
+      const lines = run.stderr.trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^ccotel: collector not accepting \(HTTP 503\); retrying/);
+      expect(lines[1]).toMatch(/^ccotel: collector answering again after \d+\.\ds$/);
+      expect(run.stdout).toMatch(
+        /^exported to http:\/\/127\.0\.0\.1:\d+\/v1\/traces: 1 sessions, .* spans sent/,
+      );
+    } finally {
+      await receiver.stop();
+    }
+  });
+  it('an outage that lasts: its start, then the one-line failure; no "exported to"', async () => {
+    const receiver = await startOtlpReceiver();
+    await receiver.stop();
+    const run = await runPlain(receiver, join(base, 'state-print-2'), '--timeout', '300');
+    expect(run.code).toBe(1);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^ccotel: collector not accepting \(ECONNREFUSED/);
+    expect(lines[1]).toMatch(
+      /^ccotel: could not deliver spans to .*: ECONNREFUSED .*\(0 spans sent, \d+ not delivered\); those turns stay unrecorded/,
+    );
+    expect(run.stdout).toBe('');
+  }, 60_000);
+  it('--dry-run says what would be sent', async () => {
+    const run = await runCcotel([
+      'export',
+      '--dry-run',
+      '--state-dir',
+      join(base, 'state-print-3'),
+      corpus.mains[0] as string,
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /^dry run: 1 sessions, \d+ turns, \d+ spans would be sent, 0 warnings\n$/,
+    );
+    expect(run.stdout).not.toMatch(/\d+ spans sent/);
+  });
+});
+
 describe('export: a repeat is the same span, byte for byte', () => {
   it('a forced re-export resends spans identical to the first export', async () => {
     const receiver = await startOtlpReceiver();
