@@ -105,6 +105,7 @@ function fromEnv(env: NodeJS.ProcessEnv): FlagValues {
   set('serviceName', env.OTEL_SERVICE_NAME);
   set('stateDir', env.CCOTEL_STATE_DIR);
   set('logLevel', env.CCOTEL_LOG_LEVEL);
+  set('maxBatchSpans', env.CCOTEL_MAX_BATCH_SPANS);
   const headers = {
     ...parseKeyValueList(env.OTEL_EXPORTER_OTLP_HEADERS ?? '', 'OTEL_EXPORTER_OTLP_HEADERS'),
     ...parseKeyValueList(

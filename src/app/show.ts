@@ -1,8 +1,8 @@
 // `ccotel show`: one session as a terminal waterfall, JSON rows, or an HTML page.
-import { writeFile } from 'node:fs/promises';
 import { finish } from '../core/assemble.js';
 import type { ReadWarning, WaterfallRow } from '../core/waterfall-row.js';
 import { loadPriceTable } from '../adapters/price-file.js';
+import { writePrivateFile } from '../adapters/private-file.js';
 import { buildView } from './build-view.js';
 import { loadSession } from './load-session.js';
 import { resolveSession } from './resolve-target.js';
@@ -43,8 +43,8 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
   for (const file of loaded.unterminated)
     notes.push(`${file}: last line not yet complete; left for the next read`);
   if (options.html !== null) {
-    // An HTML file is easily shared: it gets the same scrubbing as exported spans.
-    await writeFile(options.html, renderHtmlWaterfall(scrubWaterfallView(view)), 'utf8');
+    // An HTML file is easily shared: it gets the same scrubbing as exported spans (and is 0600).
+    await writePrivateFile(options.html, renderHtmlWaterfall(scrubWaterfallView(view)), '--html');
     notes.push(`wrote ${options.html}`);
   }
   if (options.format === 'json') {

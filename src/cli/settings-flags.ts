@@ -27,6 +27,7 @@ export const SETTINGS_FLAGS = {
   'key-file': { type: 'string' },
   'log-level': { type: 'string' },
   'idle-timeout': { type: 'string' },
+  'max-batch-spans': { type: 'string' },
 } as const;
 
 export const SETTINGS_HELP = `Export options (flags override the environment, which overrides the config file):
@@ -40,6 +41,7 @@ export const SETTINGS_HELP = `Export options (flags override the environment, wh
   --resource K=V           resource attribute, repeatable (OTEL_RESOURCE_ATTRIBUTES)
   --content MODE           none | labels (default) | full; secrets are scrubbed in every mode
   --max-attribute-bytes N  cap for content attributes in full mode (default 2048)
+  --max-batch-spans N      spans per request (default 512; CCOTEL_MAX_BATCH_SPANS); halved on HTTP 413
   --state-dir DIR          where state is kept (default $XDG_STATE_HOME/ccotel)
   --projects-dir DIR       transcript root, repeatable (default $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects)
   --pricing FILE           price table (default: bundled config/pricing.json)
@@ -95,6 +97,7 @@ export function settingsFromFlags(values: Values): {
   put('tlsCert', values['cert-file']);
   put('tlsKey', values['key-file']);
   put('logLevel', values['log-level']);
+  put('maxBatchSpans', values['max-batch-spans']);
   if (values['idle-timeout'] !== undefined)
     flags.idleTimeoutMs = parseDuration(values['idle-timeout'], '--idle-timeout');
   return { flags, configFile: values.config };
