@@ -10,7 +10,8 @@ export const EXPORT_HELP = `Usage: ccotel export [paths...] [options]
 
 Sends Claude Code sessions to an OTLP/HTTP endpoint as traces, one trace per
 turn. Paths may be transcript files, session dirs, project dirs or a projects
-root (default: all of ~/.claude/projects). Re-runs send only new or changed turns.
+root (default: every projects dir that exists, see --projects-dir). Re-runs send
+only new or changed turns.
 
 Options:
   --since DATE             only turns that started at or after DATE (ISO date or time)

@@ -17,8 +17,8 @@ Options:
   --json                 print a JSON array, one object per session, newest first
   --hours N              sessions with an event in the last N hours (default 24)
   --stale-minutes N      report "working" with no event for N minutes as unknown (default 30)
-  --projects-dir DIR     where the transcripts are (default $CLAUDE_CONFIG_DIR/projects
-                         or ~/.claude/projects); may be given more than once
+  --projects-dir DIR     where the transcripts are (default: $CLAUDE_CONFIG_DIR/projects,
+                         else ~/.config/claude/projects and ~/.claude/projects); repeatable
   -h, --help             this help
 `;
 
