@@ -7,6 +7,7 @@ import { sessionsInProject, type SessionFiles } from '../adapters/session-files.
 import { readLines } from '../adapters/read-lines.js';
 import { CliError } from '../adapters/cli-error.js';
 import { parseRecord } from '../core/parse-record.js';
+import { cwdFromProjectDirName } from '../core/project-dir-name.js';
 import {
   initialStatus,
   stepStatus,
@@ -64,6 +65,10 @@ async function sessionsUnder(root: string): Promise<SessionFiles[]> {
   return all;
 }
 
+/** A Windows-side project's cwd read from its dir name (C--Users-…), for transcripts without one. */
+const projectCwd = (files: SessionFiles): string | null =>
+  cwdFromProjectDirName(basename(files.projectDir));
+
 async function feed(status: LiveStatus, file: string, fromAgentFile: boolean): Promise<void> {
   await readLines(file, (lines) => {
     for (const line of lines) {
@@ -103,8 +108,8 @@ async function readSession(
     return null;
   return {
     sessionId: files.sessionId,
-    project: snap.cwd ?? basename(files.projectDir),
-    cwd: snap.cwd,
+    project: snap.cwd ?? projectCwd(files) ?? basename(files.projectDir),
+    cwd: snap.cwd ?? projectCwd(files),
     state: snap.state,
     stale: snap.stale,
     retrying: snap.retrying,

@@ -5,9 +5,17 @@
 // explicitly. show, export, watch, status and config check all run as
 // processes of dist/cli/main.js.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, ensureBuilt } from '../support/fault-harness.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
@@ -191,12 +199,36 @@ describe('a Windows-side projects dir read from WSL (--projects-dir /mnt/c/…)'
     // What WSL shows of C:\Users\jane\.claude\projects, made in a temp dir.
     const mnt = join(base, 'mnt', 'c', 'Users', 'jane', '.claude', 'projects');
     project(mnt, 'clear-command', 'C--Users-jane-code-app');
+    // A transcript that names no cwd: status reads it from the drive-letter dir name.
+    const noCwd = join(mnt, 'D--src-tool', `${COMPACT[0] ?? ''}.jsonl`);
+    mkdirSync(dirname(noCwd));
+    const lines = readFileSync(
+      join(LAYOUT, 'compact-command', `${COMPACT[0] ?? ''}.jsonl`),
+      'utf8',
+    );
+    writeFileSync(noCwd, lines.replace(/"cwd":"[^"]*",/g, ''));
     project(dotRoot(), 'hook-stop');
     const flag = ['--projects-dir', mnt];
     const env = home();
-    expect(await statusIds(env, flag)).toEqual([...CLEAR].sort());
-    expect(await exported(env, flag)).toEqual({ sessions: 2, ids: traced(CLEAR) });
-    expect(await watchedIds(env, flag)).toEqual(traced(CLEAR));
+    const all = [...CLEAR, ...COMPACT];
+    expect(await statusIds(env, flag)).toEqual([...all].sort());
+    expect(await exported(env, flag)).toEqual({ sessions: 3, ids: traced(all) });
+    expect(await watchedIds(env, flag)).toEqual(traced(all));
+    const status = await ccotel(
+      ['status', '--json', '--hours', '100000', '--now', NOW, ...flag],
+      env,
+    );
+    const cwds = Object.fromEntries(
+      (JSON.parse(status.stdout) as { sessionId: string; cwd: string | null }[]).map((r) => [
+        r.sessionId,
+        r.cwd,
+      ]),
+    );
+    expect(cwds).toEqual({
+      [CLEAR[0] ?? '']: '/tmp/workspace',
+      [CLEAR[1] ?? '']: '/tmp/workspace',
+      [COMPACT[0] ?? '']: 'D:\\src\\tool',
+    });
     const show = await ccotel(['show', '--json', ...flag, CLEAR[1] ?? ''], env);
     expect(show.code, show.stderr).toBe(0);
     const check = await ccotel(['config', 'check', ...flag], env);
