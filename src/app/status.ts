@@ -16,6 +16,7 @@ import {
   type LiveStatus,
 } from '../core/session-status.js';
 import { renderStatusJson, renderStatusTable } from './status-view.js';
+import { cleanupWarnings } from './cleanup-warning.js';
 
 export interface StatusCommandOptions {
   projectsDirs: string[];
@@ -24,6 +25,8 @@ export interface StatusCommandOptions {
   now: number;
   staleAfterMs: number;
   format: 'table' | 'json';
+  /** Where export state is: given, sessions close to Claude Code's cleanup are warned of. */
+  stateDir?: string;
 }
 
 export interface SessionStatusRow {
@@ -156,6 +159,10 @@ export async function collectStatus(
 
 export async function status(options: StatusCommandOptions): Promise<StatusResult> {
   const { rows, notes } = await collectStatus(options);
+  if (options.stateDir !== undefined) {
+    const { projectsDirs: roots, stateDir, now } = options;
+    notes.push(...(await cleanupWarnings({ roots, stateDir, now })));
+  }
   const stdout =
     options.format === 'json'
       ? renderStatusJson(rows)

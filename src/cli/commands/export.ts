@@ -1,5 +1,6 @@
 import { CliError } from '../../adapters/cli-error.js';
 import { runExport, resetOutFile, type ExportSummary } from '../../app/export.js';
+import { cleanupWarnings } from '../../app/cleanup-warning.js';
 import { countingSink, fileSink, otlpSink } from '../../app/span-sink.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { exportContext, SETTINGS_FLAGS, SETTINGS_HELP } from '../settings-flags.js';
@@ -105,6 +106,10 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
       ),
     );
   }
+  const roots = positionals.length > 0 ? positionals : settings.projectsDirs;
+  const stateDir = settings.stateDir ?? '.';
+  for (const note of await cleanupWarnings({ roots, stateDir, now: Date.now() }))
+    io.stderr(`ccotel: ${note}\n`);
   if (summary.failure !== null)
     throw new CliError(
       `${summary.failure} (${summary.spansFailed} spans not delivered; those turns stay unrecorded and will be resent)`,
