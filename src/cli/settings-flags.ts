@@ -43,7 +43,8 @@ export const SETTINGS_HELP = `Export options (flags override the environment, wh
   --max-attribute-bytes N  cap for content attributes in full mode (default 2048)
   --max-batch-spans N      spans per request (default 512; CCOTEL_MAX_BATCH_SPANS); halved on HTTP 413
   --state-dir DIR          where state is kept (default $XDG_STATE_HOME/ccotel)
-  --projects-dir DIR       transcript root, repeatable (default $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects)
+  --projects-dir DIR       transcript root, repeatable (default: $CLAUDE_CONFIG_DIR/projects, else
+                           ~/.config/claude/projects and ~/.claude/projects, those that exist)
   --pricing FILE           price table (default: bundled config/pricing.json)
   --config FILE            config file (default $CCOTEL_CONFIG or $XDG_CONFIG_HOME/ccotel/config.json)
 `;

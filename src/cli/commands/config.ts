@@ -4,6 +4,7 @@ import { maskSecrets, type Settings } from '../../core/settings.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { SETTINGS_FLAGS, SETTINGS_HELP, settingsFromFlags } from '../settings-flags.js';
 import type { CommandIo } from '../command-io.js';
+import { projectsDirsReport, renderProjectsDirsReport } from '../projects-dirs-report.js';
 
 export const CONFIG_HELP = `Usage: ccotel config check [options] [--json]
 
@@ -43,16 +44,20 @@ export async function runConfigCommand(argv: string[], io: CommandIo): Promise<n
   const loaded = loadConfig(flags, io.env, configFile);
   const masked = maskSecrets(loaded.settings);
   const keys = Object.keys(masked) as (keyof Settings)[];
+  const { value: dirs, source: dirsSource } = loaded.sources.projectsDirs;
+  const projectsDirs = projectsDirsReport(dirs, dirsSource, io.env);
   if (values.json === true) {
     const out = Object.fromEntries(
       keys.map((k) => [k, { value: masked[k], source: loaded.sources[k].source }]),
     );
-    io.stdout(`${JSON.stringify({ configFile: loaded.configFile, settings: out }, null, 2)}\n`);
+    const json = { configFile: loaded.configFile, settings: out, projectsDirs };
+    io.stdout(`${JSON.stringify(json, null, 2)}\n`);
     return 0;
   }
   const width = Math.max(...keys.map((k) => k.length));
   io.stdout(`config file: ${loaded.configFile ?? '(none)'}\n`);
   for (const k of keys)
     io.stdout(`${k.padEnd(width)}  ${show(masked[k])}  [${loaded.sources[k].source}]\n`);
+  io.stdout(renderProjectsDirsReport(projectsDirs));
   return Promise.resolve(0);
 }

@@ -4,6 +4,7 @@ import { openPrivateFile, type PrivateFile } from '../../adapters/private-file.j
 import { checkStateDir } from '../../adapters/state-dir.js';
 import { lockStateDir } from '../../adapters/state-lock.js';
 import { runExport, type ExportSummary } from '../../app/export.js';
+import { cleanupWarnings } from '../../app/cleanup-warning.js';
 import { countingSink, fileSink, otlpSink, type SpanSink } from '../../app/span-sink.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { exportContext, SETTINGS_FLAGS, SETTINGS_HELP } from '../settings-flags.js';
@@ -16,7 +17,8 @@ export const EXPORT_HELP = `Usage: ccotel export [paths...] [options]
 
 Sends Claude Code sessions to an OTLP/HTTP endpoint as traces, one trace per
 turn. Paths may be transcript files, session dirs, project dirs or a projects
-root (default: all of ~/.claude/projects). Re-runs send only new or changed turns.
+root (default: every projects dir that exists, see --projects-dir). Re-runs send
+only new or changed turns.
 
 Options:
   --since DATE             only turns that started at or after DATE (ISO date or time)
@@ -146,6 +148,13 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
   }
   // Warnings are problems with the input: --quiet hides progress and the summary, not them.
   io.stderr(formatWarnings(summary.warnings));
+  const roots = positionals.length > 0 ? positionals : settings.projectsDirs;
+  for (const note of await cleanupWarnings({
+    roots,
+    stateDir: settings.stateDir ?? '.',
+    now: Date.now(),
+  }))
+    io.stderr(`ccotel: ${note}\n`);
   const failure = failureLine(summary, settings.endpoint);
   if (failure !== null) throw new CliError(failure, 1);
   if (!quiet) {

@@ -4,7 +4,7 @@ import { CliError } from '../../adapters/cli-error.js';
 import { parseCommandArgs } from '../parse-args.js';
 import type { CommandIo } from '../command-io.js';
 
-export const SHOW_HELP = `Usage: ccotel show <transcript.jsonl | session-dir | session-id> [options]
+export const SHOW_HELP = `Usage: ccotel show <transcript.jsonl | session-dir | session-id | id-prefix> [options]
 
 Draws one session as a waterfall: every tool call on a shared time axis,
 sub-agents nested under the call that spawned them.
@@ -12,8 +12,8 @@ sub-agents nested under the call that spawned them.
 Options:
   --json                 print {"sessionId", "rows", "warnings"} as one JSON object
   --html FILE            write a self-contained HTML waterfall to FILE (scrubbed of secrets)
-  --projects-dir DIR     where to look up a session id (default $CLAUDE_CONFIG_DIR/projects
-                         or ~/.claude/projects); may be given more than once
+  --projects-dir DIR     where to look up a session id (default: $CLAUDE_CONFIG_DIR/projects,
+                         else ~/.config/claude/projects and ~/.claude/projects); repeatable
   --pricing FILE         price table (default: the bundled config/pricing.json)
   --no-color             plain output even on a terminal
   -h, --help             this help
