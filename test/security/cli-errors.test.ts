@@ -261,7 +261,29 @@ describe('bad configuration → exit 2, one line naming the problem', () => {
       () => ({ OTEL_EXPORTER_OTLP_TIMEOUT: '10s' }),
       /timeoutMs: must be a positive whole number/,
     ],
+    [
+      '--max-batch-spans 0',
+      () => exp('--max-batch-spans', '0', project),
+      () => ({}),
+      /max-?batch-?spans.*must be a positive whole number/i,
+    ],
+    [
+      'a bad CCOTEL_MAX_BATCH_SPANS',
+      () => exp(project),
+      () => ({ CCOTEL_MAX_BATCH_SPANS: 'lots' }),
+      /max-?batch-?spans.*must be a positive whole number/i,
+    ],
   ];
+  it('config check shows maxBatchSpans and where it came from', async () => {
+    const dflt = await runCcotel(['config', 'check']);
+    expect(dflt.stdout).toMatch(/^maxBatchSpans +512 +\[default\]$/m);
+    const env = await runCcotel(['config', 'check'], { CCOTEL_MAX_BATCH_SPANS: '20' });
+    expect(env.stdout).toMatch(/^maxBatchSpans +20 +\[env\]$/m);
+    const flag = await runCcotel(['config', 'check', '--max-batch-spans', '7'], {
+      CCOTEL_MAX_BATCH_SPANS: '20',
+    });
+    expect(flag.stdout).toMatch(/^maxBatchSpans +7 +\[flag\]$/m);
+  });
   it.each(cases)('%s', async (_name, argv, env, names) => {
     expectOneLineError(await runCcotel(argv(), env()), 2, names);
   });
