@@ -1,0 +1,97 @@
+// The built binary as a new user meets it: installed from the clone as README
+// says (`npm install -g .`, here into a temp prefix), `ccotel --version`, and
+// the wording of its errors and notes.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../support/fault-harness.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const run = promisify(execFile);
+
+interface BinRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command with a clean environment: the developer's OTEL_* must not leak in. */
+async function exec(file: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<BinRun> {
+  try {
+    const r = await run(file, args, {
+      cwd: ROOT,
+      env: { HOME: process.env.HOME, PATH: process.env.PATH, ...env },
+      timeout: 30_000,
+    });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    if (typeof e.code !== 'number') throw err;
+    return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+const ccotel = (args: string[], env?: NodeJS.ProcessEnv): Promise<BinRun> =>
+  exec(process.execPath, [CLI, ...args], env);
+
+let dir: string;
+let version: string;
+
+beforeAll(async () => {
+  ensureBuilt();
+  dir = await mkdtemp(join(tmpdir(), 'ccotel-cli-binary-'));
+  version = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string })
+    .version;
+}, 120_000);
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('install and version', () => {
+  it('ccotel --version and -v print the package version', async () => {
+    for (const flag of ['--version', '-v']) {
+      const r = await ccotel([flag]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`${version}\n`);
+    }
+  });
+
+  it('npm install -g . puts a working ccotel on PATH', async () => {
+    const prefix = join(dir, 'prefix');
+    const npm = await exec('npm', [
+      'install',
+      '-g',
+      '--prefix',
+      prefix,
+      '--offline',
+      '--no-audit',
+      '--no-fund',
+      '.',
+    ]);
+    expect(npm.code, npm.stderr).toBe(0);
+    const bin = join(prefix, 'bin');
+    const env = { PATH: `${bin}:${process.env.PATH ?? ''}` };
+    const v = await exec('ccotel', ['--version'], env);
+    expect(v.code, v.stderr).toBe(0);
+    expect(v.stdout).toBe(`${version}\n`);
+    // The quick start without Docker, as README writes it.
+    const html = join(dir, 'waterfall.html');
+    const show = await exec(
+      'ccotel',
+      [
+        'show',
+        'fixtures/real/marot_spotter__test_fixtures_transcripts__subagent.jsonl',
+        '--html',
+        html,
+      ],
+      env,
+    );
+    expect(show.code, show.stderr).toBe(0);
+    expect(await readFile(html, 'utf8')).toMatch(/^<!doctype html>/i);
+  });
+});
