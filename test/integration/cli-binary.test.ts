@@ -95,3 +95,81 @@ describe('install and version', () => {
     expect(await readFile(html, 'utf8')).toMatch(/^<!doctype html>/i);
   });
 });
+
+/** A usage error: exit 2, one line, naming the flag as typed and no internal setting name. */
+function expectFlagError(r: BinRun, line: RegExp): void {
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stdout).toBe('');
+  const lines = r.stderr.split('\n').filter((l) => l !== '');
+  expect(lines, r.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(line);
+  expect(lines[0]).not.toMatch(/logLevel|timeoutMs|maxAttributeBytes|ambiguous/);
+}
+
+describe('errors name the flag the user typed', () => {
+  const fixture = 'fixtures/real/marot_spotter__test_fixtures_transcripts__short.jsonl';
+  const cases: [string, string[], RegExp][] = [
+    [
+      'watch --log-level loud',
+      ['watch', '--log-level', 'loud'],
+      /^ccotel: --log-level: must be one of debug, info, warn, error$/,
+    ],
+    [
+      'export --timeout 0',
+      ['export', '--dry-run', '--timeout', '0', fixture],
+      /^ccotel: --timeout: must be a positive whole number$/,
+    ],
+    [
+      'export --timeout -5 (a negative number as its own argument)',
+      ['export', '--dry-run', '--timeout', '-5', fixture],
+      /^ccotel: --timeout: must be a positive whole number$/,
+    ],
+    [
+      'watch --timeout -5',
+      ['watch', '--once', '--timeout', '-5'],
+      /^ccotel: --timeout: must be a positive whole number$/,
+    ],
+    [
+      'export --max-attribute-bytes abc',
+      ['export', '--dry-run', '--max-attribute-bytes', 'abc', fixture],
+      /^ccotel: --max-attribute-bytes: must be a positive whole number$/,
+    ],
+    [
+      'config check --max-attribute-bytes -1',
+      ['config', 'check', '--max-attribute-bytes', '-1'],
+      /^ccotel: --max-attribute-bytes: must be a positive whole number$/,
+    ],
+    [
+      'status --hours -1',
+      ['status', '--hours', '-1'],
+      /^ccotel: status: --hours must be a positive number, not '-1'$/,
+    ],
+    [
+      'status --stale-minutes -.5',
+      ['status', '--stale-minutes', '-.5'],
+      /^ccotel: status: --stale-minutes must be a positive number, not '-\.5'$/,
+    ],
+    [
+      'watch --idle-timeout -5',
+      ['watch', '--idle-timeout', '-5'],
+      /^ccotel: --idle-timeout: expected a duration such as 30s, 10m or 1h, got '-5'$/,
+    ],
+    [
+      'export --endpoint with no URL',
+      ['export', '--dry-run', '--endpoint', 'collector', fixture],
+      /^ccotel: --endpoint: not a valid URL: 'collector'$/,
+    ],
+  ];
+  it.each(cases)('%s', async (_name, args, line) => {
+    // Dirs of its own: a check that failed to fire must not touch the user's.
+    const own = args[0] === 'status' ? '--projects-dir' : '--state-dir';
+    expectFlagError(await ccotel([...args, own, join(dir, 'state')]), line);
+  });
+
+  it('a dash-led word is still refused as a value of its own', async () => {
+    // Only numbers are joined to their flag: `--endpoint --dry-run` stays a missing value.
+    const r = await ccotel(['export', '--endpoint', '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--endpoint/);
+  });
+});

@@ -115,17 +115,17 @@ describe('bad arguments → exit 2, one line', () => {
     [
       'a timeout that is no number',
       () => exp('--timeout', 'soon', project),
-      /timeoutMs: must be a positive whole number/,
+      /^ccotel: --timeout: must be a positive whole number/,
     ],
     [
       'a zero timeout',
       () => exp('--timeout', '0', project),
-      /timeoutMs: must be a positive whole number/,
+      /^ccotel: --timeout: must be a positive whole number/,
     ],
     [
       'a negative timeout',
       () => exp('--timeout=-5', project),
-      /timeoutMs: must be a positive whole number/,
+      /^ccotel: --timeout: must be a positive whole number/,
     ],
     [
       'an unknown content mode',
@@ -151,7 +151,7 @@ describe('bad arguments → exit 2, one line', () => {
     [
       'a bad --max-attribute-bytes',
       () => exp('--max-attribute-bytes', '1.5', project),
-      /maxAttributeBytes: must be a positive whole number/,
+      /^ccotel: --max-attribute-bytes: must be a positive whole number/,
     ],
     [
       'a missing CA file',
