@@ -2,7 +2,7 @@
 // says (`npm install -g .`, here into a temp prefix), `ccotel --version`, and
 // the wording of its errors and notes.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -171,5 +171,42 @@ describe('errors name the flag the user typed', () => {
     const r = await ccotel(['export', '--endpoint', '--dry-run']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--endpoint/);
+  });
+});
+
+describe('notes that say what is there', () => {
+  it('config check names the bundled price table as the default', async () => {
+    const r = await ccotel(['config', 'check'], { XDG_CONFIG_HOME: join(dir, 'no-config') });
+    expect(r.code, r.stderr).toBe(0);
+    const line = r.stdout.split('\n').find((l) => l.startsWith('pricing '));
+    expect(line).toBe(
+      `pricing            ${join(ROOT, 'config', 'pricing.json')} (bundled)  [default]`,
+    );
+    const json = await ccotel(['config', 'check', '--json'], {
+      XDG_CONFIG_HOME: join(dir, 'no-config'),
+    });
+    const settings = (
+      JSON.parse(json.stdout) as { settings: Record<string, { value: unknown; source: string }> }
+    ).settings;
+    expect(settings.pricing).toEqual({
+      value: join(ROOT, 'config', 'pricing.json'),
+      source: 'default',
+    });
+  });
+
+  it('show on a binary file names the file and its unterminated last line', async () => {
+    const file = join(dir, 'binary.jsonl');
+    // Bytes with newlines among them and none at the end, as in any binary file.
+    const bytes = Buffer.alloc(2048);
+    for (let i = 0; i < bytes.length; i += 1) bytes[i] = (i * 2654435761) >>> 24;
+    bytes[bytes.length - 1] = 0x41;
+    await writeFile(file, bytes);
+    const lines = bytes.subarray(0, -1).filter((b) => b === 0x0a).length + 1;
+    const r = await ccotel(['show', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/left for the next read|not yet complete/);
+    expect(r.stderr).toContain(
+      `ccotel: ${file}:${lines}: no newline at the end of the file; this last line was not read (still being written, or not a transcript)\n`,
+    );
   });
 });
