@@ -210,3 +210,24 @@ describe('notes that say what is there', () => {
     );
   });
 });
+
+describe('README: a refused call', () => {
+  const refused =
+    'fixtures/real/alfredjeanlab_claudeless__tests_fixtures__v2.1.29__bash-permission-dialog.projects__-te1EWG__f3ba0bdb-562d-4ca3-9069-3e5122f4ccc9.jsonl';
+
+  it('is status error (ERR) in show and error.type rejected on its span', async () => {
+    const json = await ccotel(['show', '--json', refused]);
+    expect(json.code, json.stderr).toBe(0);
+    const rows = (JSON.parse(json.stdout) as { rows: { label: string; status: string }[] }).rows;
+    expect(rows.map((r) => [r.label, r.status])).toEqual([
+      ['Bash: touch /tmp/test_file.txt', 'error'],
+    ]);
+    expect((await ccotel(['show', refused])).stdout).toMatch(/Bash: touch .* ERR /);
+    const out = join(dir, 'refused.jsonl');
+    const exported = await ccotel(['export', '--out', out, '--state-dir', join(dir, 's'), refused]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(await readFile(out, 'utf8')).toContain(
+      '{"key":"error.type","value":{"stringValue":"rejected"}}',
+    );
+  });
+});
