@@ -1,29 +1,28 @@
-// Filesystem events for the projects dirs, through chokidar 5, configured for
-// this job: chokidar watches the wanted *directories* (one fs.watch each:
-// inotify on Linux, FSEvents on macOS, ReadDirectoryChangesW on Windows) and
-// ignores every file, so it keeps no per-file watch or state. Files are seen
-// through its `raw` events: a directory's watch names each entry created,
-// deleted, renamed or written in it, and that is turned here into add /
-// change / unlink. chokidar watching every file cost 4.6-6.9 s and 220-239 MB
-// to start over 10,000 files, and its 50 ms change throttle delayed every
-// second append (docs/benchmarks.md); configured this way neither applies.
-// No polling: an idle daemon costs ~0 % CPU. Kept from before:
+// Filesystem events for the projects dirs: Node's own fs.watch on each wanted
+// directory, not on files (inotify on Linux, FSEvents on macOS). A directory
+// watch reports every create, delete, rename and write of the files in it, so
+// one watch per directory is enough, and nothing is kept per file: watching
+// 10,000 transcripts costs ~3,700 watches and no per-file state (chokidar,
+// used before, stat-ed and watched every file: 4.6 s and 225 MB to start;
+// chokidar 5 set to watch directories only still stat-s every entry and keeps
+// state per directory: 2.9-4.6 s and 202-207 MB, measured against this one in
+// the same sitting, docs/benchmarks.md step 13).
+// No polling: an idle daemon costs ~0 % CPU. Kept from the chokidar days:
 //  - every burst of add/change events on a file is followed by one trailing
 //    `change` 60 ms after its last event (a one-shot timer per burst, not a
 //    polling loop): a safety net should the platform merge or drop an event
 //    of a write racing the read that the previous event started;
 //  - a root that does not exist yet is watched through its nearest existing
-//    ancestor (a chokidar watch of depth 0), down to the path that leads to it
-//    (~/.claude/projects on a machine where Claude Code has not run yet). A
-//    root deleted later is watched for again the same way.
-// Start-up: once chokidar is ready (every watch on), one synchronous walk
-// (dir-walk.ts) lists the dirs for the caller's scan: a file created during
-// start-up is either listed or reported, or both.
-import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
-import type { Stats } from 'node:fs';
+//    ancestor, filtered down to the path that leads to it (~/.claude/projects
+//    on a machine where Claude Code has not run yet). A root deleted later is
+//    watched for again the same way.
+// The start-up walk (synchronous, see dir-walk.ts) starts each watch before
+// listing its directory, so a file created during the walk is either listed or
+// reported; the listing is handed to the caller for its own scan.
+import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { DirListing, walkDirs } from './dir-walk.js';
-import { readDirEntries, statOrNull } from './session-files.js';
+import { statOrNull } from './session-files.js';
 
 export type WatchEventType = 'add' | 'change' | 'unlink' | 'unlinkDir';
 
@@ -52,13 +51,6 @@ export interface DirWatcher {
   close(): Promise<void>;
 }
 
-/**
- * chokidar reports a new directory before its watch of it is on: a file
- * written into it in between has no event. The dir is listed again after
- * these delays (ms); a file found only then is reported as added.
- */
-const RELIST_AFTER_MS = [60, 1000];
-
 const isUnder = (path: string, root: string): boolean =>
   path === root || path.startsWith(root + sep);
 
@@ -75,26 +67,21 @@ function nearestExisting(path: string): string {
   }
 }
 
-const ready = (w: FSWatcher): Promise<void> =>
-  new Promise((resolve) => w.once('ready', () => resolve()));
-
 export async function watchDirs(
   rootsIn: string[],
   options: DirWatcherOptions,
 ): Promise<DirWatcher> {
   const roots = [...new Set(rootsIn.map((r) => resolve(r)))];
   const trailingMs = options.trailingMs ?? 60;
+  /** Watched directories under the roots (roots included). */
+  const watched = new Map<string, FSWatcher>();
   /** For each missing root: the ancestor watched until it appears. */
   const anchors = new Map<string, { path: string; watcher: FSWatcher }>();
   const trailing = new Map<string, NodeJS.Timeout>();
-  const relists = new Set<NodeJS.Timeout>();
-  /** Roots chokidar watches now (the others are anchored). */
-  const live = new Set<string>();
   let closed = false;
 
   const limitsHit = new Set<string>();
   const report = (err: unknown): void => {
-    if (closed) return;
     const code = (err as NodeJS.ErrnoException).code;
     // Past the inotify watch limit every further dir fails alike: say it once, not per dir.
     if (code === 'ENOSPC' || code === 'EMFILE') {
@@ -127,148 +114,128 @@ export async function watchDirs(
     scheduleTrailing(path);
   };
 
+  /** A watch that fails for a reason other than the dir having gone is told (EACCES, ENOSPC). */
+  const openWatch = (
+    dir: string,
+    listener: (type: string, name: string | null) => void,
+  ): FSWatcher | null => {
+    try {
+      const w = watch(dir, { persistent: true }, listener);
+      w.on('error', (err) => {
+        if (kindOf(dir) === 'dir') report(err);
+        else gone(dir);
+      });
+      return w;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') report(err);
+      return null;
+    }
+  };
+
+  const startWatching = (dir: string): void => {
+    if (closed || watched.has(dir)) return;
+    const w = openWatch(dir, (type, name) => onDirEvent(dir, type, name));
+    if (w !== null) watched.set(dir, w);
+  };
+
   const wantDir = (path: string): boolean => options.wanted(path, true);
 
-  /** chokidar's filter: every file ignored, and the dirs that never hold transcripts. */
-  const ignored = (path: string, stats?: Stats): boolean => {
-    if (!roots.some((r) => isUnder(path, r))) return false; // an ancestor on the way to a root
-    if (stats === undefined) return !options.wanted(path, undefined);
-    if (stats.isSymbolicLink()) {
-      const kind = kindOf(path);
-      return kind !== 'dir' || !wantDir(path);
-    }
-    return !stats.isDirectory() || !wantDir(path);
+  /** Watches a directory and the wanted ones under it; with report, each wanted file found is an `add`. */
+  const addTree = (dir: string, reportFiles: boolean): DirListing => {
+    const listing = walkDirs([dir], { wantDir, beforeList: startWatching });
+    if (reportFiles)
+      for (const [d, entries] of listing.entries())
+        for (const e of entries) {
+          const path = join(d, e.name);
+          if (!e.isDir && options.wanted(path, false)) emitFile('add', path);
+        }
+    return listing;
   };
 
-  /** The wanted files directly in a dir, as `add`s; those in `seen` are left out. */
-  const reportFilesIn = (dir: string, seen: Set<string>): void => {
-    let entries;
-    try {
-      entries = readDirEntries(dir);
-    } catch {
-      return; // gone again: its unlinkDir follows
-    }
-    for (const e of entries) {
-      const path = join(dir, e.name);
-      if (e.isDir || seen.has(path) || !options.wanted(path, false)) continue;
-      seen.add(path);
-      emitFile('add', path);
-    }
+  /** A watched directory is gone: stop watching it and everything under it. */
+  const gone = (dir: string): void => {
+    if (!watched.has(dir)) return;
+    for (const [path, w] of watched)
+      if (isUnder(path, dir)) {
+        w.close();
+        watched.delete(path);
+      }
+    emit('unlinkDir', dir);
+    // A root deleted: wait for it to come back, as for a root missing at start.
+    if (roots.includes(dir)) anchor(dir);
   };
 
-  /** Reports now, and again after RELIST_AFTER_MS, the files that `list` finds. */
-  const reportNowAndLater = (list: (seen: Set<string>) => void): void => {
-    const seen = new Set<string>();
-    list(seen);
-    for (const ms of RELIST_AFTER_MS) {
-      const timer = setTimeout(() => {
-        relists.delete(timer);
-        if (!closed) list(seen);
-      }, ms);
-      relists.add(timer);
-    }
-  };
-
-  /** A dir that appeared: what is in it is new to the caller (its subdirs get their own addDir). */
-  const onNewDir = (dir: string): void => reportNowAndLater((seen) => reportFilesIn(dir, seen));
-
-  /** A name in a watched dir was created, deleted, renamed or written: say what it is now. */
-  const onRaw = (type: string, name: string | null, watchedPath: string): void => {
-    if (closed || name === null || name === '') return;
-    const path = join(watchedPath, name);
-    if (name === basename(watchedPath) && live.has(watchedPath) && kindOf(watchedPath) !== 'dir') {
-      rootGone(watchedPath);
-      return;
-    }
-    if (type === 'change') {
-      // Written to (or its attributes changed); wanted(…, false) is false for a dir.
-      if (options.wanted(path, false)) emitFile('change', path);
-      return;
-    }
+  /** A name in a watched dir was created, deleted or renamed: look at what is there now. */
+  const settle = (path: string): void => {
     const kind = kindOf(path);
-    if (kind === 'dir' || !options.wanted(path, false)) return; // dirs: chokidar's addDir
+    if (kind === 'dir') {
+      if (!watched.has(path) && options.wanted(path, true)) addTree(path, true);
+      return;
+    }
+    // Missing, or a file where a watched dir was.
+    gone(path);
+    if (!options.wanted(path, false)) return;
     if (kind === 'file') emitFile('add', path);
     else emit('unlink', path);
   };
 
-  const main = chokidarWatch([], {
-    ignored,
-    ignoreInitial: true,
-    persistent: true,
-    // Off: it holds back unlinks 100 ms to merge them with an add; files are ours.
-    atomic: false,
-    // Symlinked project dirs are followed as before; loops end at wanted()'s depth limit.
-    followSymlinks: true,
-  });
-  main.on('raw', (type, name, details) => {
-    // fs.watch events carry the watched dir; polling ones (never used here) do not.
-    const watchedPath = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
-    if (typeof watchedPath === 'string') onRaw(type, name, watchedPath);
-  });
-  main.on('addDir', (dir: string) => {
-    if (!closed && !live.has(dir)) onNewDir(dir);
-  });
-  main.on('unlinkDir', (dir: string) => {
-    if (live.has(dir)) rootGone(dir);
-    else emit('unlinkDir', dir);
-  });
-  main.on('error', report);
-
-  /** A root deleted: stop watching it, and wait for it to come back, as for a root missing at start. */
-  function rootGone(root: string): void {
-    if (!live.delete(root)) return;
-    void main.unwatch(root);
-    emit('unlinkDir', root);
-    anchor(root);
-  }
-
-  /**
-   * A root that appeared (or came back): watched, and every wanted file in it
-   * reported. chokidar says nothing of what it finds in a root it is given
-   * (ignoreInitial), and is not yet watching when it is given one: the tree is
-   * walked now and again a moment later.
-   */
-  const rootAppeared = (root: string): void => {
-    live.add(root);
-    main.add(root);
-    reportNowAndLater((seen) => {
-      for (const [dir] of walkDirs([root], { wantDir }).entries()) reportFilesIn(dir, seen);
-    });
+  const onDirEvent = (dir: string, type: string, name: string | null): void => {
+    if (closed) return;
+    // Linux, macOS and Windows always name the entry; without a name only the dir's own fate is known.
+    if (name === null) {
+      if (kindOf(dir) !== 'dir') gone(dir);
+      return;
+    }
+    const path = join(dir, name);
+    if (name === basename(dir) && kindOf(path) === null) {
+      // A dir's own watch names it by its basename when it is deleted or moved
+      // away. A new dir may already stand in its place: watch that one instead
+      // (a root is taken care of by gone()).
+      gone(dir);
+      if (!roots.includes(dir) && kindOf(dir) === 'dir' && options.wanted(dir, true))
+        addTree(dir, true);
+      return;
+    }
+    if (type === 'change') {
+      // Written to (or its attributes changed); a subdir's attributes do not matter.
+      if (!watched.has(path) && options.wanted(path, false)) emitFile('change', path);
+      return;
+    }
+    settle(path);
   };
 
   /** Watches the nearest existing ancestor of a missing root until the root appears. */
-  function anchor(root: string): void {
-    if (closed) return;
-    const at = nearestExisting(root);
-    const current = anchors.get(root);
-    if (at === root) {
-      void current?.watcher.close();
+  const anchor = (root: string): void => {
+    for (;;) {
+      if (closed) return;
+      const at = nearestExisting(root);
+      const current = anchors.get(root);
+      if (at === root) {
+        current?.watcher.close();
+        anchors.delete(root);
+        // Everything in it is new to the caller.
+        addTree(root, true);
+        return;
+      }
+      if (current?.path === at) return;
+      current?.watcher.close();
       anchors.delete(root);
-      rootAppeared(root);
-      return;
+      const w = openWatch(at, (_type, name) => {
+        // Only the next dir on the way down to the root matters, or the ancestor itself going away.
+        if (name === null || name === basename(at) || isUnder(root, join(at, name))) anchor(root);
+      });
+      if (w === null) return;
+      anchors.set(root, { path: at, watcher: w });
+      // Loop: the next dir may have appeared between the stat and the watch.
     }
-    if (current?.path === at) return;
-    void current?.watcher.close();
-    const w = chokidarWatch(at, { depth: 0, ignoreInitial: true, atomic: false });
-    // The next dir on the way down appearing, or the ancestor going away: look again.
-    const recheck = (): void => {
-      if (anchors.get(root)?.watcher === w) anchor(root);
-    };
-    w.on('raw', recheck);
-    w.on('addDir', recheck);
-    w.on('unlinkDir', recheck);
-    w.on('error', report);
-    anchors.set(root, { path: at, watcher: w });
-    // The next dir may have appeared between the stat and the watch.
-    void ready(w).then(recheck);
-  }
+  };
 
-  const present = roots.filter((r) => kindOf(r) === 'dir');
-  for (const root of present) live.add(root);
-  main.add(present);
-  if (present.length > 0) await ready(main);
-  for (const root of roots) if (!live.has(root)) anchor(root);
-  let listing: DirListing | null = walkDirs(present, { wantDir });
+  let listing: DirListing | null = new DirListing();
+  for (const root of roots) {
+    if (kindOf(root) === 'dir') walkDirs([root], { wantDir, beforeList: startWatching }, listing);
+    else anchor(root);
+  }
 
   return {
     ready: Promise.resolve(),
@@ -281,11 +248,10 @@ export async function watchDirs(
       closed = true;
       for (const timer of trailing.values()) clearTimeout(timer);
       trailing.clear();
-      for (const timer of relists) clearTimeout(timer);
-      relists.clear();
-      const closing = [main.close(), ...[...anchors.values()].map((a) => a.watcher.close())];
+      for (const w of watched.values()) w.close();
+      watched.clear();
+      for (const a of anchors.values()) a.watcher.close();
       anchors.clear();
-      await Promise.all(closing);
     },
   };
 }

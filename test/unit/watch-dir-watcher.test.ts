@@ -1,8 +1,9 @@
-// The directory watcher (chokidar, directories only) on a real temp dir: the
-// behaviours the daemon relies on (trailing re-check, missing root watched
-// through its ancestor, dirs appearing and going away, the start-up walk's
-// listing handed over), and what a watcher of every file would report
-// (renames, atomic replaces, new project dirs).
+// The directory watcher on a real temp dir (one fs.watch per directory, no
+// per-file watches): the behaviours the daemon relies on (trailing re-check,
+// missing root watched through its ancestor, dirs appearing and going away,
+// the start-up walk's listing handed over), and what chokidar, which it
+// replaces, would have reported (renames, atomic replaces, new project dirs;
+// docs/benchmarks.md step 13).
 import { appendFile, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
