@@ -166,6 +166,16 @@ describe('errors name the flag the user typed', () => {
     expectFlagError(await ccotel([...args, own, join(dir, 'state')]), line);
   });
 
+  it('a bad environment variable is named, not the setting it feeds', async () => {
+    const r = await ccotel(['watch', '--once', '--state-dir', join(dir, 'state')], {
+      CCOTEL_LOG_LEVEL: 'loud',
+    });
+    expectFlagError(
+      r,
+      /^ccotel: environment: CCOTEL_LOG_LEVEL: must be one of debug, info, warn, error$/,
+    );
+  });
+
   it('a dash-led word is still refused as a value of its own', async () => {
     // Only numbers are joined to their flag: `--endpoint --dry-run` stays a missing value.
     const r = await ccotel(['export', '--endpoint', '--dry-run']);

@@ -233,7 +233,7 @@ describe('bad configuration → exit 2, one line naming the problem', () => {
       'a bad OTEL_EXPORTER_OTLP_ENDPOINT',
       () => exp(project),
       () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }),
-      /environment: endpoint: only http and https|not a valid URL/,
+      /environment: OTEL_EXPORTER_OTLP_ENDPOINT: (only http and https|not a valid URL)/,
     ],
     [
       'a bad OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
@@ -257,7 +257,7 @@ describe('bad configuration → exit 2, one line naming the problem', () => {
       'a bad OTEL_EXPORTER_OTLP_TIMEOUT',
       () => exp(project),
       () => ({ OTEL_EXPORTER_OTLP_TIMEOUT: '10s' }),
-      /timeoutMs: must be a positive whole number/,
+      /environment: OTEL_EXPORTER_OTLP_TIMEOUT: must be a positive whole number$/m,
     ],
   ];
   it.each(cases)('%s', async (_name, argv, env, names) => {
