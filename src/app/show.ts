@@ -40,8 +40,11 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
   const prices = await loadPriceTable(options.pricingFile ?? undefined);
   const { view, unknownModels } = buildView(model, prices);
   const notes = unknownModels.map((m) => `no price for model ${m}: its cost is left out`);
-  for (const file of loaded.unterminated)
-    notes.push(`${file}: last line not yet complete; left for the next read`);
+  // A one-shot read has no next read: say what the file's end is and that it was skipped.
+  for (const [file, line] of loaded.unterminatedLine)
+    notes.push(
+      `${file}:${line}: no newline at the end of the file; this last line was not read (still being written, or not a transcript)`,
+    );
   if (options.html !== null) {
     // An HTML file is easily shared: it gets the same scrubbing as exported spans (and is 0600).
     await writePrivateFile(options.html, renderHtmlWaterfall(scrubWaterfallView(view)), '--html');

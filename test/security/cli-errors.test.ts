@@ -117,17 +117,17 @@ describe('bad arguments → exit 2, one line', () => {
     [
       'a timeout that is no number',
       () => exp('--timeout', 'soon', project),
-      /timeoutMs: must be a positive whole number/,
+      /^ccotel: --timeout: must be a positive whole number/,
     ],
     [
       'a zero timeout',
       () => exp('--timeout', '0', project),
-      /timeoutMs: must be a positive whole number/,
+      /^ccotel: --timeout: must be a positive whole number/,
     ],
     [
       'a negative timeout',
       () => exp('--timeout=-5', project),
-      /timeoutMs: must be a positive whole number/,
+      /^ccotel: --timeout: must be a positive whole number/,
     ],
     [
       'an unknown content mode',
@@ -153,7 +153,7 @@ describe('bad arguments → exit 2, one line', () => {
     [
       'a bad --max-attribute-bytes',
       () => exp('--max-attribute-bytes', '1.5', project),
-      /maxAttributeBytes: must be a positive whole number/,
+      /^ccotel: --max-attribute-bytes: must be a positive whole number/,
     ],
     [
       'a missing CA file',
@@ -235,7 +235,7 @@ describe('bad configuration → exit 2, one line naming the problem', () => {
       'a bad OTEL_EXPORTER_OTLP_ENDPOINT',
       () => exp(project),
       () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }),
-      /environment: endpoint: only http and https|not a valid URL/,
+      /environment: OTEL_EXPORTER_OTLP_ENDPOINT: (only http and https|not a valid URL)/,
     ],
     [
       'a bad OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
@@ -259,7 +259,7 @@ describe('bad configuration → exit 2, one line naming the problem', () => {
       'a bad OTEL_EXPORTER_OTLP_TIMEOUT',
       () => exp(project),
       () => ({ OTEL_EXPORTER_OTLP_TIMEOUT: '10s' }),
-      /timeoutMs: must be a positive whole number/,
+      /environment: OTEL_EXPORTER_OTLP_TIMEOUT: must be a positive whole number$/m,
     ],
     [
       '--max-batch-spans 0',

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../adapters/config-loader.js';
 import { CliError } from '../../adapters/cli-error.js';
+import { BUNDLED_PRICING } from '../../adapters/price-file.js';
 import { maskSecrets, type Settings } from '../../core/settings.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { SETTINGS_FLAGS, SETTINGS_HELP, settingsFromFlags } from '../settings-flags.js';
@@ -42,7 +43,9 @@ export async function runConfigCommand(argv: string[], io: CommandIo): Promise<n
   }
   const { flags, configFile } = settingsFromFlags(values);
   const loaded = loadConfig(flags, io.env, configFile);
-  const masked = maskSecrets(loaded.settings);
+  // No --pricing means the bundled table (price-file.ts): say which file that is.
+  const masked = { ...maskSecrets(loaded.settings) };
+  masked.pricing ??= BUNDLED_PRICING;
   const keys = Object.keys(masked) as (keyof Settings)[];
   const { value: dirs, source: dirsSource } = loaded.sources.projectsDirs;
   const projectsDirs = projectsDirsReport(dirs, dirsSource, io.env);
@@ -56,8 +59,11 @@ export async function runConfigCommand(argv: string[], io: CommandIo): Promise<n
   }
   const width = Math.max(...keys.map((k) => k.length));
   io.stdout(`config file: ${loaded.configFile ?? '(none)'}\n`);
-  for (const k of keys)
-    io.stdout(`${k.padEnd(width)}  ${show(masked[k])}  [${loaded.sources[k].source}]\n`);
+  const bundled = loaded.settings.pricing === null ? ' (bundled)' : '';
+  for (const k of keys) {
+    const note = k === 'pricing' ? bundled : '';
+    io.stdout(`${k.padEnd(width)}  ${show(masked[k])}${note}  [${loaded.sources[k].source}]\n`);
+  }
   io.stdout(renderProjectsDirsReport(projectsDirs));
   return Promise.resolve(0);
 }
