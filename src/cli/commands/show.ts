@@ -4,7 +4,7 @@ import { CliError } from '../../adapters/cli-error.js';
 import { parseCommandArgs } from '../parse-args.js';
 import type { CommandIo } from '../command-io.js';
 
-export const SHOW_HELP = `Usage: ccotel show <transcript.jsonl | session-dir | session-id> [options]
+export const SHOW_HELP = `Usage: ccotel show <transcript.jsonl | session-dir | session-id | id-prefix> [options]
 
 Draws one session as a waterfall: an overview with one row per turn (idle gaps
 folded), then each turn on its own time axis, sub-agents nested under the call
@@ -13,8 +13,8 @@ that spawned them. The filters narrow the terminal view, --json and --html.
 Options:
   --json                 print {"sessionId", "rows", "warnings"} as one JSON object
   --html FILE            write a self-contained HTML waterfall to FILE (scrubbed of secrets)
-  --projects-dir DIR     where to look up a session id (default $CLAUDE_CONFIG_DIR/projects
-                         or ~/.claude/projects); may be given more than once
+  --projects-dir DIR     where to look up a session id (default: $CLAUDE_CONFIG_DIR/projects,
+                         else ~/.config/claude/projects and ~/.claude/projects); repeatable
   --errors               only failed calls, in the agents they ran in (turns
                          without one are left out)
   --turn N               only turn N, numbered from 0 as the view prints them
