@@ -11,7 +11,8 @@ import { CliError } from './cli-error.js';
 
 export interface PrivateFile {
   readonly path: string;
-  append(text: string): Promise<void>;
+  /** Text is written as UTF-8; bytes as they are. */
+  append(data: string | Uint8Array): Promise<void>;
   /** Renames the temp file into place. */
   commit(): Promise<void>;
   /** Removes the temp file (the target is left as it was). */

@@ -127,6 +127,10 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   };
   let stateDirty = false;
   let lastSave = performance.now();
+  // Each turn's protobuf fields and digest serve to compare with the state
+  // file, to record the turn and to build the request: a read-only run with
+  // nothing to compare (--force, or no turns recorded) needs none of them.
+  const encode = !options.readOnlyState || (!options.force && Object.keys(state.turns).length > 0);
   const seenTraces = new Set<string>();
   const unknownModels = new Set<string>();
   const maxBatch = settings.maxBatchSpans;
@@ -163,7 +167,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     owners: PendingTurn[],
     completed: PendingTurn[],
   ): Promise<boolean> => {
-    const result = await sink.send(spans, ranges);
+    const result = await sink.send(spans, encode ? ranges : undefined);
     summary.requests += result.attempts;
     summary.bytesSent += result.bytes;
     tally(result, owners);
@@ -172,7 +176,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       return false;
     }
     for (const turn of completed) {
-      if (turn.failed) continue;
+      // A read-only run records nothing (its digests may be empty).
+      if (turn.failed || options.readOnlyState) continue;
       state.turns[turn.traceId] = turn.digest;
       stateDirty = true;
     }
@@ -266,7 +271,14 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   try {
     for (const files of sessions) {
       // Turns are sent a segment at a time: a transcript of gigabytes is never held whole.
-      const session = await streamSessionSpans(files, options.prices, spanOptions, sendTurns);
+      const session = await streamSessionSpans(
+        files,
+        options.prices,
+        spanOptions,
+        sendTurns,
+        {},
+        encode,
+      );
       summary.warnings.push(...session.warnings);
       for (const m of session.unknownModels) {
         if (!unknownModels.has(m))

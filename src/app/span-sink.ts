@@ -11,6 +11,7 @@ import {
   encodeSpans,
   type SpanRange,
 } from '../adapters/otlp-encode.js';
+import { encodeJsonLine } from '../adapters/otlp-json.js';
 import { sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
 import { readFileSync } from 'node:fs';
 import { CliError } from '../adapters/cli-error.js';
@@ -150,9 +151,10 @@ export function fileSink(out: PrivateFile, resource: Resource): SpanSink {
   return {
     description: out.path,
     async send(spans) {
-      const body = encodeSpans(spans, resource, 'http/json');
-      await out.append(`${Buffer.from(body).toString('utf8')}\n`);
-      return acceptedAll(spans.length, body.byteLength);
+      // Written as the encoder's bytes: no decoding into a string to encode it again.
+      const line = encodeJsonLine(spans, resource);
+      await out.append(line);
+      return acceptedAll(spans.length, line.byteLength - 1);
     },
     close: () => out.commit(),
   };
