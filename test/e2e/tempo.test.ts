@@ -48,7 +48,7 @@ defineBackendSuite(runtime, {
       .withCopyFilesToContainer([
         { source: join(repoRoot, 'docker/tempo.yaml'), target: '/etc/tempo.yaml' },
       ])
-      .withCommand(['-target=all', '-config.file=/etc/tempo.yaml'])
+      .withCommand(['-target=all', '-config.file=/etc/tempo.yaml', '-config.expand-env=true'])
       .withExposedPorts(HTTP_API_PORT, OTLP_HTTP_PORT)
       .withWaitStrategy(Wait.forHttp('/ready', HTTP_API_PORT).forStatusCode(200))
       .withStartupTimeout(180_000)
