@@ -48,13 +48,15 @@ async function retryOnPortClash<T>(start: () => Promise<T>, attempts = 3): Promi
   }
 }
 
+/** `environment`: what compose sets for the service (its settings may read ${env:NAME}). */
 export function startJaeger(
   binaries: BackendBinaries,
   settings: Record<string, unknown>,
   workDir: string,
   name: string,
+  environment: Readonly<Record<string, string>> = {},
 ): Promise<RealJaeger> {
-  return retryOnPortClash(() => startJaegerOnce(binaries, settings, workDir, name));
+  return retryOnPortClash(() => startJaegerOnce(binaries, settings, workDir, name, environment));
 }
 
 async function startJaegerOnce(
@@ -62,6 +64,7 @@ async function startJaegerOnce(
   settings: Record<string, unknown>,
   workDir: string,
   name: string,
+  environment: Readonly<Record<string, string>>,
 ): Promise<RealJaeger> {
   const relocated = await runnableJaeger(settings, join(workDir, 'data'));
   await mkdir(workDir, { recursive: true });
@@ -75,6 +78,7 @@ async function startJaegerOnce(
     // listens on 4317 here). Its receiver stops before its tracer flushes, so a stop waited out
     // the exporter's 10 s timeout; export sooner and give up sooner. Jaeger's own telemetry only.
     const proc = startProcess(name, binaries.jaeger, [`--config=${configFile}`], {
+      ...environment,
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${grpcPort}`,
       OTEL_BSP_SCHEDULE_DELAY: '200',
       OTEL_EXPORTER_OTLP_TIMEOUT: '2000',
