@@ -10,12 +10,18 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/ccotel/backends"
 
-# The directory for one module: name, pinned version and a hash of go.mod, go.sum and *.go, so that
-# any change to the pins or to main.go builds anew. test/support/backend-binaries.ts computes the same.
+# The pinned version of a module path in a module's go.mod.
+pinned() { # <module folder> <module path>
+  awk -v m="$2" '$1 == m { print $2; exit } $1 == "require" && $2 == m { print $3; exit }' "$here/$1/go.mod"
+}
+
+# The directory for one module: name, pinned version and a hash of go.mod, go.sum, *.go and this
+# script (it holds the build flags), so that any change to what is built builds anew. The tests
+# ask this script for the directories (--print-dirs), so the hash is computed here only.
 module_dir() { # <module folder> <module path whose version names the build>
   local dir="$here/$1" version hash
-  version="$(awk -v m="$2" '$1 == m { print $2; exit } $1 == "require" && $2 == m { print $3; exit }' "$dir/go.mod")"
-  hash="$(cd "$dir" && cat go.mod go.sum $(ls -1 -- *.go 2>/dev/null | LC_ALL=C sort) | sha256sum | cut -c1-12)"
+  version="$(pinned "$1" "$2")"
+  hash="$(cd "$dir" && cat go.mod go.sum $(ls -1 -- *.go 2>/dev/null | LC_ALL=C sort) "$here/build.sh" | sha256sum | cut -c1-12)"
   echo "$cache/$1-${version:-unknown}-$hash"
 }
 
@@ -37,7 +43,7 @@ if ! command -v go >/dev/null 2>&1; then
   exit 0
 fi
 
-build() { # <module folder> <package> <output dir> <binary name>
+build() { # <module folder> <package> <output dir> <binary name> [-X flags for -ldflags]
   local out="$3/$4" started=$SECONDS
   if [ -x "$out" ]; then
     echo "backends: $4 already built at $out"
@@ -46,7 +52,7 @@ build() { # <module folder> <package> <output dir> <binary name>
   mkdir -p "$3" || return 1
   echo "backends: building $4 ($2) with $(go env GOVERSION) into $3 ..."
   # -trimpath and no VCS stamp: the binary does not depend on where the clone is.
-  if (cd "$here/$1" && go build -trimpath -buildvcs=false -ldflags='-s -w' -o "$out.tmp.$$" "$2"); then
+  if (cd "$here/$1" && go build -trimpath -buildvcs=false -ldflags="-s -w ${5:-}" -o "$out.tmp.$$" "$2"); then
     mv -f "$out.tmp.$$" "$out"
     echo "backends: built $4 in $((SECONDS - started)) s"
   else
@@ -58,7 +64,9 @@ build() { # <module folder> <package> <output dir> <binary name>
 
 started=$SECONDS
 status=0
-build jaeger github.com/jaegertracing/jaeger/cmd/jaeger "$jaeger_dir" jaeger || status=1
+# Stamped as Jaeger's own release builds are, so `jaeger version` and its logs name the pin.
+build jaeger github.com/jaegertracing/jaeger/cmd/jaeger "$jaeger_dir" jaeger \
+  "-X github.com/jaegertracing/jaeger/internal/version.latestVersion=$(pinned jaeger github.com/jaegertracing/jaeger)" || status=1
 # Jaeger's built-in all-in-one config (what the compose stack runs, memory storage), from the pinned
 # module itself: the tests start the binary with it, only its ports moved.
 if [ "$status" -eq 0 ] && [ ! -f "$jaeger_dir/all-in-one.yaml" ]; then

@@ -33,11 +33,38 @@ export interface RealJaeger {
   stop(): Promise<void>;
 }
 
-export async function startJaeger(
+/**
+ * A port picked free can be taken by another process on this shared machine before the backend
+ * binds it; then the backend exits at once saying so, and a second try picks new ports.
+ */
+async function retryOnPortClash<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start();
+    } catch (error) {
+      const clash = error instanceof Error && error.message.includes('address already in use');
+      if (!clash || attempt >= attempts) throw error;
+    }
+  }
+}
+
+/** `environment`: what compose sets for the service (its settings may read ${env:NAME}). */
+export function startJaeger(
   binaries: BackendBinaries,
   settings: Record<string, unknown>,
   workDir: string,
   name: string,
+  environment: Readonly<Record<string, string>> = {},
+): Promise<RealJaeger> {
+  return retryOnPortClash(() => startJaegerOnce(binaries, settings, workDir, name, environment));
+}
+
+async function startJaegerOnce(
+  binaries: BackendBinaries,
+  settings: Record<string, unknown>,
+  workDir: string,
+  name: string,
+  environment: Readonly<Record<string, string>>,
 ): Promise<RealJaeger> {
   const relocated = await runnableJaeger(settings, join(workDir, 'data'));
   await mkdir(workDir, { recursive: true });
@@ -51,6 +78,7 @@ export async function startJaeger(
     // listens on 4317 here). Its receiver stops before its tracer flushes, so a stop waited out
     // the exporter's 10 s timeout; export sooner and give up sooner. Jaeger's own telemetry only.
     const proc = startProcess(name, binaries.jaeger, [`--config=${configFile}`], {
+      ...environment,
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${grpcPort}`,
       OTEL_BSP_SCHEDULE_DELAY: '200',
       OTEL_EXPORTER_OTLP_TIMEOUT: '2000',
@@ -94,7 +122,15 @@ export interface RealCollector {
 }
 
 /** docker/otel-collector.yaml with `jaeger` pointed at a real Jaeger and `tempo` at a receiver. */
-export async function startCollector(
+export function startCollector(
+  binaries: BackendBinaries,
+  jaeger: RealJaeger,
+  workDir: string,
+): Promise<RealCollector> {
+  return retryOnPortClash(() => startCollectorOnce(binaries, jaeger, workDir));
+}
+
+async function startCollectorOnce(
   binaries: BackendBinaries,
   jaeger: RealJaeger,
   workDir: string,

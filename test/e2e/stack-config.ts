@@ -147,16 +147,24 @@ export function composeJaegerSettings(allInOnePath: string): ComposeJaeger {
   };
 }
 
+/**
+ * The service's environment as compose would pass it with none of the variables it interpolates
+ * set on the host: `${NAME:-default}` and `${NAME-default}` give the default, `${NAME}` ''.
+ */
 function environmentOf(service: Yaml): Record<string, string> {
   const environment = service.environment;
   const result: Record<string, string> = {};
+  const interpolate = (value: string): string =>
+    value.replace(/\$\{\w+(?::?-([^}]*))?\}/g, (_whole, fallback?: string) => fallback ?? '');
   if (Array.isArray(environment)) {
     for (const entry of environment.map(String)) {
       const [name = '', ...value] = entry.split('=');
-      result[name] = value.join('=');
+      result[name] = interpolate(value.join('='));
     }
   } else if (isRecord(environment)) {
-    for (const [name, value] of Object.entries(environment)) result[name] = String(value);
+    for (const [name, value] of Object.entries(environment)) {
+      result[name] = interpolate(String(value));
+    }
   }
   return result;
 }
