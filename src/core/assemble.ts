@@ -1,7 +1,7 @@
 // finish(): derive the session model from folded state. Pure, and cheap enough
 // to re-run as a live session grows (one pass per index it builds).
 import { toolLabel } from './labels.js';
-import type { AssistantRecord, TranscriptRecord } from './records.js';
+import type { AssistantRecord, TranscriptRecord, Usage } from './records.js';
 import type { Entry, SessionState } from './session-state.js';
 import type {
   AgentKey,
@@ -46,6 +46,16 @@ function addUsage(t: TokenTotals, r: ApiResponse): void {
   t.cacheRead += r.usage.cacheRead;
   t.cacheWrite += r.usage.cacheWrite;
   t.cacheWrite1h += r.usage.cacheWrite1h;
+}
+
+/** Thinking, server-tool and speed fields: any line may carry them, the maximum holds. */
+function mergeUsageExtras(into: Usage, from: Usage): void {
+  into.speed = from.speed ?? into.speed;
+  if (into.speed === undefined) delete into.speed;
+  for (const k of ['thinkingTokens', 'webSearchRequests', 'webFetchRequests'] as const) {
+    const v = from[k];
+    if (v !== undefined) into[k] = Math.max(into[k] ?? 0, v);
+  }
 }
 
 interface ResultInfo {
@@ -274,6 +284,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
               r.usage.cacheRead = Math.max(r.usage.cacheRead, rec.usage.cacheRead);
               r.usage.cacheWrite = Math.max(r.usage.cacheWrite, rec.usage.cacheWrite);
               r.usage.cacheWrite1h = Math.max(r.usage.cacheWrite1h, rec.usage.cacheWrite1h);
+              mergeUsageExtras(r.usage, rec.usage);
             }
           }
         }

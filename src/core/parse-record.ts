@@ -114,13 +114,25 @@ function resultText(content: unknown): string {
 function parseUsage(v: unknown): Usage | null {
   if (!isObject(v)) return null;
   const creation = isObject(v.cache_creation) ? v.cache_creation : {};
-  return {
+  const details = isObject(v.output_tokens_details) ? v.output_tokens_details : {};
+  const server = isObject(v.server_tool_use) ? v.server_tool_use : {};
+  const usage: Usage = {
     input: num(v.input_tokens) ?? 0,
     output: num(v.output_tokens) ?? 0,
     cacheRead: num(v.cache_read_input_tokens) ?? 0,
     cacheWrite: num(v.cache_creation_input_tokens) ?? 0,
     cacheWrite1h: num(creation.ephemeral_1h_input_tokens) ?? 0,
   };
+  // Written only when present, so older lines keep the four-field shape.
+  const speed = intern(v.speed);
+  if (speed !== null) usage.speed = speed;
+  const thinking = num(details.thinking_tokens);
+  if (thinking !== null) usage.thinkingTokens = thinking;
+  const searches = num(server.web_search_requests);
+  if (searches !== null) usage.webSearchRequests = searches;
+  const fetches = num(server.web_fetch_requests);
+  if (fetches !== null) usage.webFetchRequests = fetches;
+  return usage;
 }
 
 function base(o: Json) {

@@ -12,6 +12,13 @@ export interface Usage {
   cacheWrite: number;
   /** Part of cacheWrite written with the 1-hour TTL (priced higher). */
   cacheWrite1h: number;
+  /** usage.speed: "fast" is billed at the fast-mode rates; null when not written. */
+  speed?: string | null;
+  /** output_tokens_details.thinking_tokens (part of output). */
+  thinkingTokens?: number;
+  /** server_tool_use.web_search_requests / web_fetch_requests. */
+  webSearchRequests?: number;
+  webFetchRequests?: number;
 }
 
 export interface ToolUseBlock {

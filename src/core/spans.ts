@@ -17,6 +17,7 @@ import type {
   Turn,
 } from './session-model.js';
 import type { AttributeValue, SpanData, SpanOptions } from './span-data.js';
+import type { Usage } from './records.js';
 import {
   agentDescriptionAttrs,
   promptAttrs,
@@ -40,6 +41,22 @@ const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 function costAttr(cost: number | null): Attrs {
   return cost === null ? {} : { 'claude_code.cost.usd': Math.round(cost * 1e6) / 1e6 };
+}
+
+/** The parts of a response's usage beyond the GenAI four: TTL split, thinking, server tools, speed. */
+function usageDetailAttrs(usage: Usage | null): Attrs {
+  if (usage === null) return {};
+  const writes = usage.cacheWrite > 0;
+  return withoutNulls({
+    'claude_code.usage.cache_write_5m.input_tokens': writes
+      ? Math.max(0, usage.cacheWrite - usage.cacheWrite1h)
+      : undefined,
+    'claude_code.usage.cache_write_1h.input_tokens': writes ? usage.cacheWrite1h : undefined,
+    'claude_code.usage.thinking_tokens': usage.thinkingTokens,
+    'claude_code.usage.web_search_requests': usage.webSearchRequests,
+    'claude_code.usage.web_fetch_requests': usage.webFetchRequests,
+    'claude_code.usage.speed': usage.speed,
+  });
 }
 
 function totalsAttrs(prefix: string, t: TokenTotals): Attrs {
@@ -120,6 +137,7 @@ function chatSpan(ctx: TurnContext, r: ApiResponse): SpanData {
       'gen_ai.usage.output_tokens': usage?.output ?? 0,
       'gen_ai.usage.cache_read.input_tokens': usage?.cacheRead ?? 0,
       'gen_ai.usage.cache_write.input_tokens': usage?.cacheWrite ?? 0,
+      ...usageDetailAttrs(usage),
       'claude_code.agent.type': agentTypeOf(ctx.model, r.agentKey),
       'claude_code.request.id': r.requestId,
       'error.type': r.isApiError ? (r.errorType ?? 'api_error') : undefined,
