@@ -3,7 +3,7 @@
 import { hash } from 'node:crypto';
 import { encodeSpanFields, type EncodedSpans } from '../adapters/otlp-protobuf.js';
 import { finish } from '../core/assemble.js';
-import type { PriceTable } from '../core/pricing.js';
+import { windowsOf, type PriceTable } from '../core/pricing.js';
 import { costSession } from '../core/session-cost.js';
 import type { SessionModel } from '../core/session-model.js';
 import type { SpanData, SpanOptions } from '../core/span-data.js';
@@ -106,7 +106,7 @@ export async function streamSessionSpans(
   const unknown = new Set<string>();
   const read = await readSegments(
     files,
-    { ...segments, parse: parseOptionsFor(options) },
+    { ...segments, parse: parseOptionsFor(options), windowOf: windowsOf(prices) },
     (model, firstTurn) => {
       const { turns, unknownModels } = spansOfModel(model, prices, options, firstTurn);
       for (const m of unknownModels) unknown.add(m);
@@ -131,7 +131,7 @@ export async function sessionSpans(
   options: SpanOptions,
 ): Promise<SessionSpans> {
   const loaded = await loadSession(files, parseOptionsFor(options));
-  const model = finish(loaded.state);
+  const model = finish(loaded.state, windowsOf(prices));
   const { turns, unknownModels } = spansOfModel(model, prices, options);
   return { model, turns, unknownModels, unterminated: loaded.unterminated };
 }

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { finish } from '../core/assemble.js';
 import type { ReadWarning, WaterfallRow } from '../core/waterfall-row.js';
 import { loadPriceTable } from '../adapters/price-file.js';
+import { windowsOf } from '../core/pricing.js';
 import { buildView } from './build-view.js';
 import { loadSession } from './load-session.js';
 import { resolveSession } from './resolve-target.js';
@@ -36,8 +37,8 @@ export interface ShowResult {
 export async function show(options: ShowOptions): Promise<ShowResult> {
   const files = await resolveSession(options.target, options.projectsDirs);
   const loaded = await loadSession(files);
-  const model = finish(loaded.state);
   const prices = await loadPriceTable(options.pricingFile ?? undefined);
+  const model = finish(loaded.state, windowsOf(prices));
   const { view, unknownModels } = buildView(model, prices);
   const notes = unknownModels.map((m) => `no price for model ${m}: its cost is left out`);
   for (const file of loaded.unterminated)

@@ -20,8 +20,15 @@ import {
   type LocalCommandTracker,
 } from './local-command.js';
 
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
-export const LARGE_CONTEXT_WINDOW = 1_000_000;
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  LARGE_CONTEXT_WINDOW,
+  NO_TABLE,
+  assignContextWindows,
+  type WindowOf,
+} from './context-window.js';
+
+export { DEFAULT_CONTEXT_WINDOW, LARGE_CONTEXT_WINDOW };
 
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
 const INTERNAL_AGENT_PREFIXES = ['acompact', 'aprompt_suggestion'];
@@ -116,9 +123,12 @@ export interface SegmentCarry {
   sessionId: string | null;
   /** Agents whose records were in earlier segments: exported there, not linked again. */
   doneAgents: Set<string>;
+  /** Context windows from the model table (context-window.ts); absent: the observed rule only. */
+  windowOf?: WindowOf;
 }
 
-export const wholeSession = (): SegmentCarry => ({
+export const wholeSession = (windowOf: WindowOf = NO_TABLE): SegmentCarry => ({
+  windowOf,
   priorTurns: [],
   commands: createLocalCommandTracker(),
   nextTurnStart: null,
@@ -199,8 +209,8 @@ function buildTurns(
   return { turnOf, turns };
 }
 
-export function finish(state: SessionState): SessionModel {
-  return finishSegment(state, wholeSession()).model;
+export function finish(state: SessionState, windowOf: WindowOf = NO_TABLE): SessionModel {
+  return finishSegment(state, wholeSession(windowOf)).model;
 }
 
 /** Whether a main-thread record, read after the carry's segments, opens a turn. */
@@ -398,19 +408,13 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     if (verdict.state === 'interrupted') closeAbandoned(turn, tools);
   }
 
-  // The 1M window holds from the first turn that proves it onward: earlier turns
-  // keep theirs, so a live daemon's already-sent spans stay true.
-  let firstLarge = carry.largeWindow ? base : Number.POSITIVE_INFINITY;
-  for (const r of responses.values()) {
-    if (r.agentKey === null && r.usage !== null && totalInput(r.usage) > DEFAULT_CONTEXT_WINDOW)
-      firstLarge = Math.min(firstLarge, r.turnIndex);
-  }
-  for (let index = base; index < turns.length; index++) {
-    const turn = turns[index];
-    if (turn !== undefined)
-      turn.contextWindow = index >= firstLarge ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW;
-  }
-  const largeWindow = Number.isFinite(firstLarge);
+  const { largeWindow, sessionWindow } = assignContextWindows(
+    turns,
+    responses.values(),
+    base,
+    carry.largeWindow,
+    carry.windowOf ?? NO_TABLE,
+  );
   const sessionId = carry.sessionId ?? sessionIdOf(state);
 
   const model: SessionModel = {
@@ -420,7 +424,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     responses,
     tools,
     agents,
-    contextWindow: largeWindow ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW,
+    contextWindow: sessionWindow,
     lastTimestamp,
     moreTurnsFollow: carry.nextTurnStart !== null,
     warnings: state.warnings,
@@ -436,6 +440,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     prevMainTime: prevTime.get(null) ?? null,
     sessionId,
     doneAgents: carry.doneAgents,
+    windowOf: carry.windowOf,
   };
   const closed =
     isClosed(tools, results, notifications) &&

@@ -120,6 +120,11 @@ export function contextWindowOf(table: PriceTable, model: string | null): number
   return priceFor(table, model)?.contextWindow ?? null;
 }
 
+/** The table as the assembler reads it (context-window.ts WindowOf). */
+export function windowsOf(table: PriceTable): (model: string | null) => number | null {
+  return (model) => contextWindowOf(table, model);
+}
+
 /** The rates that apply to one response: fast mode, then the prompt-length band. */
 function ratesFor(p: ModelPrice, usage: Usage): Rates | null {
   let rates: Rates = p;
