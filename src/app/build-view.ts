@@ -13,7 +13,11 @@ export function buildView(
   const rows = buildWaterfall(model);
   const costs = costSession(model, prices);
   const rowTurn = new Map<string, number>();
-  for (const row of rows) rowTurn.set(row.id, model.tools.get(row.id)?.turnIndex ?? -1);
+  for (const row of rows)
+    rowTurn.set(
+      row.id,
+      model.tools.get(row.id)?.turnIndex ?? model.agents.get(row.id)?.turnIndex ?? -1,
+    );
   const turns: TurnSummary[] = model.turns.map((t) => ({
     index: t.index,
     label: promptLabel(t.promptText),

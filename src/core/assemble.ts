@@ -3,6 +3,7 @@
 import { toolLabel } from './labels.js';
 import type { AssistantRecord, TranscriptRecord, Usage } from './records.js';
 import type { Entry, SessionState } from './session-state.js';
+import type { ReadWarning } from './waterfall-row.js';
 import type {
   AgentKey,
   ApiResponse,
@@ -234,6 +235,8 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
   const notifications = new Map<string, number>();
   const agentSpan = new Map<string, { start: number; end: number }>();
   const firstUserText = new Map<string, string | null>();
+  const forkMarkers: ForkMarker[] = [];
+  const taskNotified = new Map<string, number>();
   const prevTime = new Map<AgentKey, number>();
   if (carry.prevMainTime !== null) prevTime.set(null, carry.prevMainTime);
   let lastTimestamp: number | null = carry.lastTimestamp;
@@ -254,6 +257,14 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     }
     if (agentKey !== null && rec.type === 'user' && !firstUserText.has(agentKey))
       firstUserText.set(agentKey, rec.text);
+    if (agentKey === null && rec.type === 'system' && rec.fork !== null)
+      forkMarkers.push({ ...rec.fork, time: ts, turnIndex: turnOf[i] ?? -1 });
+    // A fork may notify more than once (resumed by SendMessage): its work runs to the last.
+    if (agentKey === null && rec.type === 'user' && rec.notifiesTaskId !== null && ts !== null)
+      taskNotified.set(
+        rec.notifiesTaskId,
+        Math.max(taskNotified.get(rec.notifiesTaskId) ?? ts, ts),
+      );
     if (rec.type === 'assistant' && isCall(rec)) {
       const key = responseKey(rec);
       const time = ts ?? prevTime.get(agentKey) ?? 0;
@@ -350,7 +361,15 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
   // agent's later call would claim it); one with records here again is late.
   let lateAgents = 0;
   for (const key of withRecords) if (carry.doneAgents.has(key)) lateAgents += 1;
-  const agents = linkAgents(state, tools, agentLinks, agentSpan, firstUserText, carry.doneAgents);
+  const { agents, warnings: linkWarnings } = linkAgents(
+    state,
+    tools,
+    agentLinks,
+    agentSpan,
+    firstUserText,
+    carry.doneAgents,
+  );
+  placeForks(agents, forkMarkers, taskNotified, linkWarnings);
   const placement = assignAgentTurns(agents, tools, responses, turns, base);
   lateAgents += placement.late;
   const placedByTime = placement.byTime;
@@ -387,6 +406,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     turn.agentKeys.push(a.key);
     if (a.endTime !== null && a.endTime > turn.endTime && !a.internal) turn.endTime = a.endTime;
   }
+  warnUnlinked(agents, tools, linkWarnings);
   const recordsOfTurn: TranscriptRecord[][] = turns.map(() => []);
   entries.forEach((e, i) => {
     if (e.agentKey === null) recordsOfTurn[turnOf[i] ?? -1]?.push(e.rec);
@@ -427,7 +447,8 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     contextWindow: sessionWindow,
     lastTimestamp,
     moreTurnsFollow: carry.nextTurnStart !== null,
-    warnings: state.warnings,
+    // Derived here, so a live session finished again and again never repeats them in its state.
+    warnings: linkWarnings.length === 0 ? state.warnings : [...state.warnings, ...linkWarnings],
     ignoredLines: state.ignoredLines,
   };
   const next: SegmentCarry = {
@@ -502,7 +523,7 @@ function linkAgents(
   agentSpan: Map<string, { start: number; end: number }>,
   firstUserText: Map<string, string | null>,
   done: Set<string>,
-): Map<string, SubAgent> {
+): { agents: Map<string, SubAgent>; warnings: ReadWarning[] } {
   const keys = new Set<string>(
     [...agentSpan.keys(), ...state.agentFiles.keys(), ...state.metas.keys()].filter(
       (k) => !done.has(k) || agentSpan.has(k),
@@ -569,6 +590,9 @@ function linkAgents(
           : (meta?.description ?? null),
       toolUseId,
       internal,
+      fork: call === undefined && meta?.isFork === true,
+      name: meta?.name ?? null,
+      forkTurnIndex: null,
       turnIndex: null,
       startTime: span?.start ?? null,
       endTime: span?.end ?? null,
@@ -577,7 +601,86 @@ function linkAgents(
       file: state.agentFiles.get(key) ?? state.file,
     });
   }
-  return agents;
+  return { agents, warnings: [] };
+}
+
+/** A `⑂ forked <name> (<4 hex>)` line of the main thread. */
+interface ForkMarker {
+  name: string;
+  idSuffix: string;
+  time: number | null;
+  turnIndex: number;
+}
+
+/** Fork agent ids are `a<name>-<16 hex>`. */
+const FORK_ID = /^a(.+)-[0-9a-f]{16}$/;
+
+/**
+ * Forks have no spawning call: each hangs under the turn of its `⑂ forked`
+ * line (matched by the last 4 hex digits of its id, and its name), from that
+ * line to its last <task-notification>. An agent id of the fork shape whose
+ * meta is missing is recognised by its marker.
+ */
+function placeForks(
+  agents: Map<string, SubAgent>,
+  markers: ForkMarker[],
+  notified: Map<string, number>,
+  warnings: ReadWarning[],
+): void {
+  const used = new Set<ForkMarker>();
+  for (const agent of agents.values()) {
+    if (agent.toolUseId !== null || agent.internal || agent.agentId === null) continue;
+    const id = agent.agentId;
+    const idName = FORK_ID.exec(id)?.[1] ?? null;
+    const name = agent.name ?? idName;
+    const marker =
+      markers.find((m) => !used.has(m) && id.endsWith(m.idSuffix) && m.name === name) ??
+      markers.find((m) => !used.has(m) && id.endsWith(m.idSuffix) && idName !== null);
+    if (!agent.fork && marker === undefined) continue;
+    agent.fork = true;
+    agent.agentType = 'fork';
+    agent.name = name ?? marker?.name ?? null;
+    if (marker === undefined) {
+      warnings.push({
+        file: agent.file,
+        line: 1,
+        reason: `fork ${id} has no "⑂ forked" line in the main transcript: shown under the turn of its first line`,
+      });
+    } else {
+      used.add(marker);
+      if (marker.turnIndex >= 0) agent.forkTurnIndex = marker.turnIndex;
+      if (marker.time !== null)
+        agent.startTime = Math.min(agent.startTime ?? marker.time, marker.time);
+    }
+    const last = notified.get(id);
+    if (last !== undefined) agent.endTime = Math.max(agent.endTime ?? last, last);
+  }
+}
+
+/** Whether an agent without a spawning call did work that must be shown (waterfall.ts gives it a row). */
+export function needsOwnRow(agent: SubAgent, tools: Map<string, ToolCall>): boolean {
+  if (agent.internal) return false;
+  const call = agent.toolUseId === null ? undefined : tools.get(agent.toolUseId);
+  if (call !== undefined && call.turnIndex >= 0) return false;
+  if (agent.fork || agent.responseKeys.length > 0) return true;
+  for (const t of tools.values()) if (t.agentKey === agent.key) return true;
+  return false;
+}
+
+/** A sub-agent that is no fork, no side call and has no spawning call is shown, with a warning. */
+function warnUnlinked(
+  agents: Map<string, SubAgent>,
+  tools: Map<string, ToolCall>,
+  warnings: ReadWarning[],
+): void {
+  for (const agent of agents.values()) {
+    if (agent.fork || agent.agentId === null || !needsOwnRow(agent, tools)) continue;
+    warnings.push({
+      file: agent.file,
+      line: 1,
+      reason: `sub-agent ${agent.agentId} has no spawning call: shown under the turn of its first line`,
+    });
+  }
 }
 
 /** Whether `call` runs inside agent `key` itself, at any depth of the links made so far. */
@@ -630,6 +733,7 @@ function assignAgentTurns(
     const call = agent.toolUseId === null ? undefined : tools.get(agent.toolUseId);
     if (call !== undefined)
       index = call.agentKey === null ? call.turnIndex : turnOfAgent(call.agentKey);
+    if (index === null && agent.forkTurnIndex !== null) index = agent.forkTurnIndex;
     // Unlinked and internal agents: the turn running when they started.
     if ((index === null || index < 0) && agent.startTime !== null) {
       index = turnAt(turns, agent.startTime);

@@ -153,6 +153,9 @@ function base(o: Json) {
 
 const REJECTION = /user (doesn't want to proceed|rejected tool use)/i;
 const NOTIFICATION = /^\s*<task-notification>[\s\S]*?<tool-use-id>([^<]+)<\/tool-use-id>/;
+const NOTIFIED_TASK = /^\s*<task-notification>[\s\S]*?<task-id>([^<]+)<\/task-id>/;
+const FORK_MARKER =
+  /<local-command-stdout>\s*⑂ forked (.+?) \(([0-9a-f]{4})\)\s*<\/local-command-stdout>/;
 
 function parseUser(o: Json): UserRecord {
   const message = isObject(o.message) ? o.message : {};
@@ -191,6 +194,7 @@ function parseUser(o: Json): UserRecord {
     resultAsyncLaunched: isObject(tur) && tur.status === 'async_launched',
     rejected: rejectedByString || rejectedByText,
     notifiesToolUseId: text === null ? null : (NOTIFICATION.exec(text)?.[1]?.trim() ?? null),
+    notifiesTaskId: text === null ? null : (NOTIFIED_TASK.exec(text)?.[1]?.trim() ?? null),
   };
 }
 
@@ -230,7 +234,16 @@ function parseAssistant(o: Json): AssistantRecord {
 }
 
 function parseSystem(o: Json): SystemRecord {
-  return { type: 'system', ...base(o), subtype: str(o.subtype), durationMs: num(o.durationMs) };
+  const subtype = str(o.subtype);
+  const marker =
+    subtype === 'local_command' && typeof o.content === 'string'
+      ? FORK_MARKER.exec(o.content)
+      : null;
+  const fork =
+    marker?.[1] !== undefined && marker[2] !== undefined
+      ? { name: clip(marker[1]), idSuffix: marker[2] }
+      : null;
+  return { type: 'system', ...base(o), subtype, durationMs: num(o.durationMs), fork };
 }
 
 function parseEmbedded(

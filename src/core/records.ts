@@ -65,6 +65,8 @@ export interface UserRecord extends BaseRecord {
   rejected: boolean;
   /** `<task-notification>` join of a background task: the tool_use id it reports on. */
   notifiesToolUseId: string | null;
+  /** Its `<task-id>`: the agentId of a fork or background agent (forks have no tool_use id). */
+  notifiesTaskId: string | null;
 }
 
 export interface AssistantRecord extends BaseRecord {
@@ -90,6 +92,11 @@ export interface SystemRecord extends BaseRecord {
   subtype: string | null;
   /** turn_duration's durationMs. */
   durationMs: number | null;
+  /**
+   * A `local_command` whose output is `⑂ forked <name> (<4 hex>)` (2.1.220+ `/subtask`):
+   * the fork's name and the last 4 hex digits of its agentId.
+   */
+  fork: { name: string; idSuffix: string } | null;
 }
 
 export interface ProgressRecord extends BaseRecord {

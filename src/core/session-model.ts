@@ -74,6 +74,12 @@ export interface SubAgent {
   toolUseId: string | null;
   /** Internal side calls (acompact, aprompt_suggestion, Warmup): never children of a call. */
   internal: boolean;
+  /** A 2.1.220+ fork (`/subtask`): no spawning call; placed by its `⑂ forked` line. */
+  fork: boolean;
+  /** The fork's (or team agent's) name. */
+  name: string | null;
+  /** Turn of the `⑂ forked` line that started a fork; null otherwise. */
+  forkTurnIndex: number | null;
   turnIndex: number | null;
   startTime: number | null;
   endTime: number | null;

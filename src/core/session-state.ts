@@ -23,6 +23,9 @@ export interface AgentMeta {
   description: string | null;
   toolUseId: string | null;
   parentAgentId: string | null;
+  /** 2.1.220+ forks (`/subtask`): `"isFork": true` and the fork's `name`. */
+  isFork?: boolean;
+  name?: string | null;
 }
 
 export interface Entry {

@@ -219,6 +219,8 @@ function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
       'gen_ai.conversation.id': ctx.model.sessionId,
       'gen_ai.invocation.is_nested': true,
       'claude_code.agent.id': a.agentId ?? a.key,
+      'claude_code.agent.type': a.fork ? 'fork' : undefined,
+      'claude_code.agent.name': a.name,
       'claude_code.agent.internal': a.internal ? true : undefined,
       ...totalsAttrs('claude_code.agent', a.tokens),
       ...costAttr(sumCost(a.responseKeys, ctx.costs.byResponse)),
