@@ -1,7 +1,7 @@
 // finish(): derive the session model from folded state. Pure, and cheap enough
 // to re-run as a live session grows (one pass per index it builds).
 import { toolLabel } from './labels.js';
-import type { AssistantRecord, TranscriptRecord, Usage } from './records.js';
+import type { AgentReport, AssistantRecord, TranscriptRecord, Usage } from './records.js';
 import type { Entry, SessionState } from './session-state.js';
 import type { ReadWarning } from './waterfall-row.js';
 import type {
@@ -72,6 +72,9 @@ interface ResultInfo {
   rejected: boolean;
   text: string;
   asyncLaunched: boolean;
+  agentReport: AgentReport | null;
+  file: string;
+  line: number;
 }
 
 function responseKey(rec: AssistantRecord): string | null {
@@ -328,6 +331,8 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
           errorType: null,
           output: null,
           spawnedAgentKey: null,
+          agentReport: null,
+          transcriptMissing: false,
           usageAtCall:
             rec.usage === null ? null : { input: totalInput(rec.usage), output: rec.usage.output },
         });
@@ -347,6 +352,9 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
           rejected: rec.rejected,
           text: result.text,
           asyncLaunched: rec.resultAsyncLaunched,
+          agentReport: rec.agentReport,
+          file: entry.file,
+          line: entry.line,
         });
         if (rec.resultAgentId !== null && !agentLinks.has(rec.resultAgentId))
           agentLinks.set(rec.resultAgentId, result.toolUseId);
@@ -407,6 +415,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     if (a.endTime !== null && a.endTime > turn.endTime && !a.internal) turn.endTime = a.endTime;
   }
   warnUnlinked(agents, tools, linkWarnings);
+  markMissingTranscripts(tools, results, agents, linkWarnings);
   const recordsOfTurn: TranscriptRecord[][] = turns.map(() => []);
   entries.forEach((e, i) => {
     if (e.agentKey === null) recordsOfTurn[turnOf[i] ?? -1]?.push(e.rec);
@@ -654,6 +663,38 @@ function placeForks(
     }
     const last = notified.get(id);
     if (last !== undefined) agent.endTime = Math.max(agent.endTime ?? last, last);
+  }
+}
+
+/**
+ * A Task/Agent call whose result reports a run (tokens, tool calls) but whose
+ * sub-agent left no records here: its transcript is missing. The call keeps the
+ * report, and a warning says how many calls are not shown.
+ */
+function markMissingTranscripts(
+  tools: Map<string, ToolCall>,
+  results: Map<string, ResultInfo>,
+  agents: Map<string, SubAgent>,
+  warnings: ReadWarning[],
+): void {
+  for (const tool of tools.values()) {
+    const result = results.get(tool.id);
+    if (result?.agentReport === null || result?.agentReport === undefined) continue;
+    tool.agentReport = result.agentReport;
+    const agent = tool.spawnedAgentKey === null ? undefined : agents.get(tool.spawnedAgentKey);
+    const worked =
+      agent !== undefined && (agent.startTime !== null || agent.responseKeys.length > 0);
+    if (worked) continue;
+    tool.transcriptMissing = true;
+    const id = result.agentReport.agentId;
+    const calls = result.agentReport.toolUseCount;
+    warnings.push({
+      file: result.file,
+      line: result.line,
+      reason:
+        `transcript of sub-agent ${id ?? `of call ${tool.id}`} is missing: ` +
+        (calls === null ? 'its calls are not shown' : `${calls} of its calls are not shown`),
+    });
   }
 }
 

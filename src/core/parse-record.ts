@@ -3,6 +3,7 @@
 // read as "missing" rather than failing the line.
 import {
   MAX_KEPT_TEXT,
+  type AgentReport,
   type AssistantRecord,
   type ProgressRecord,
   type SystemRecord,
@@ -135,6 +136,20 @@ function parseUsage(v: unknown): Usage | null {
   return usage;
 }
 
+function agentReportOf(tur: Json): AgentReport | null {
+  const totalTokens = num(tur.totalTokens);
+  const toolUseCount = num(tur.totalToolUseCount);
+  const durationMs = num(tur.totalDurationMs);
+  if (totalTokens === null && toolUseCount === null && durationMs === null) return null;
+  return {
+    agentId: str(tur.agentId),
+    totalTokens,
+    toolUseCount,
+    durationMs,
+    usage: parseUsage(tur.usage),
+  };
+}
+
 function base(o: Json) {
   const forked = isObject(o.forkedFrom) ? str(o.forkedFrom.sessionId) : null;
   return {
@@ -178,6 +193,7 @@ function parseUser(o: Json): UserRecord {
   }
   const tur = o.toolUseResult;
   const resultAgentId = isObject(tur) ? str(tur.agentId) : null;
+  const agentReport = isObject(tur) ? agentReportOf(tur) : null;
   const rejectedByString = typeof tur === 'string' && REJECTION.test(tur);
   const rejectedByText = toolResults.some((r) => r.isError && REJECTION.test(r.text));
   // Read for the rejection above; kept only for content capture (see ParseOptions).
@@ -191,6 +207,7 @@ function parseUser(o: Json): UserRecord {
     text,
     toolResults,
     resultAgentId,
+    agentReport,
     resultAsyncLaunched: isObject(tur) && tur.status === 'async_launched',
     rejected: rejectedByString || rejectedByText,
     notifiesToolUseId: text === null ? null : (NOTIFICATION.exec(text)?.[1]?.trim() ?? null),

@@ -21,6 +21,19 @@ export interface Usage {
   webFetchRequests?: number;
 }
 
+/**
+ * What a Task/Agent result says of the sub-agent's run (`toolUseResult.totalTokens`,
+ * `totalToolUseCount`, `totalDurationMs`, `usage`: the usage of its last API call).
+ * The only trace of its work when its transcript is missing.
+ */
+export interface AgentReport {
+  agentId: string | null;
+  totalTokens: number | null;
+  toolUseCount: number | null;
+  durationMs: number | null;
+  usage: Usage | null;
+}
+
 export interface ToolUseBlock {
   id: string;
   name: string;
@@ -59,6 +72,8 @@ export interface UserRecord extends BaseRecord {
   toolResults: ToolResultBlock[];
   /** toolUseResult.agentId of a Task/Agent result (2.0.x+). */
   resultAgentId: string | null;
+  /** A Task/Agent toolUseResult's run summary; null for other results and async launches. */
+  agentReport: AgentReport | null;
   /** toolUseResult.status === 'async_launched': the agent keeps running. */
   resultAsyncLaunched: boolean;
   /** toolUseResult given as a string naming a rejection ("User rejected tool use"). */

@@ -1,6 +1,6 @@
 // What a session is once its records are folded: turns, API responses, tool
 // calls and sub-agents, linked the way the real files link them.
-import type { Usage } from './records.js';
+import type { AgentReport, Usage } from './records.js';
 import type { ReadWarning } from './waterfall-row.js';
 
 export type TurnEndState = 'completed' | 'api_error' | 'interrupted' | 'open';
@@ -45,6 +45,10 @@ export interface ToolCall {
   output: string | null;
   /** The sub-agent this call spawned (Task/Agent), once linked. */
   spawnedAgentKey: AgentKey;
+  /** A Task/Agent result's report of the sub-agent's run (toolUseResult totals). */
+  agentReport: AgentReport | null;
+  /** The report names an agent whose transcript is not among the session's files. */
+  transcriptMissing: boolean;
   /**
    * Usage of the issuing response as written on the tool_use line itself. 2.1.x
    * runs tools while the response still streams, so the response's final output

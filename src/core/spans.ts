@@ -59,6 +59,24 @@ function usageDetailAttrs(usage: Usage | null): Attrs {
   });
 }
 
+/** A Task/Agent call whose sub-agent transcript is missing carries what its result reported. */
+function reportedAgentAttrs(t: ToolCall): Attrs {
+  const r = t.agentReport;
+  if (!t.transcriptMissing || r === null) return {};
+  return withoutNulls({
+    'claude_code.agent.transcript_missing': true,
+    'claude_code.agent.id': r.agentId,
+    'claude_code.agent.reported.total_tokens': r.totalTokens,
+    'claude_code.agent.reported.tool_use_count': r.toolUseCount,
+    'claude_code.agent.reported.duration_ms': r.durationMs,
+    'claude_code.agent.reported.last_call.input_tokens':
+      r.usage === null ? null : totalInput(r.usage),
+    'claude_code.agent.reported.last_call.output_tokens': r.usage?.output,
+    'claude_code.agent.reported.last_call.cache_read_tokens': r.usage?.cacheRead,
+    'claude_code.agent.reported.last_call.cache_write_tokens': r.usage?.cacheWrite,
+  });
+}
+
 function totalsAttrs(prefix: string, t: TokenTotals): Attrs {
   return {
     [`${prefix}.input_tokens`]: t.input,
@@ -176,6 +194,7 @@ function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
       'claude_code.agent.type': agentTypeOf(ctx.model, t.agentKey),
       'error.type': t.status === 'error' ? (t.errorType ?? 'tool_error') : undefined,
       ...incompleteAttrs(complete),
+      ...reportedAgentAttrs(t),
       ...toolContentAttrs(ctx.options, t.input, t.output),
     }),
     status:

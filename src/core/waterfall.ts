@@ -48,6 +48,18 @@ export function buildWaterfall(model: SessionModel): WaterfallRow[] {
     };
     if (isAgent) {
       row.tokens = { input: agent?.tokens.input ?? 0, output: agent?.tokens.output ?? 0 };
+      if (tool.transcriptMissing && tool.agentReport !== null) {
+        const r = tool.agentReport;
+        row.transcriptMissing = true;
+        row.reported = {
+          agentId: r.agentId,
+          totalTokens: r.totalTokens,
+          toolUseCount: r.toolUseCount,
+          durationMs: r.durationMs,
+          lastCallInputTokens: r.usage === null ? null : totalInput(r.usage),
+          lastCallOutputTokens: r.usage?.output ?? null,
+        };
+      }
       if (agent !== undefined && !visiting.has(agent.key)) {
         visiting.add(agent.key);
         row.children = (callsByAgent.get(agent.key) ?? [])

@@ -85,3 +85,79 @@ describe('fork sub-agents (/subtask, 2.1.220+)', () => {
     expect(calls).toHaveLength(3);
   });
 });
+
+const MISSING_CASE =
+  'fixtures/hand/v22x-missing-transcript/3e9d8c7b-6a5f-4e4d-8c3b-2a1f0e9d8c7b.jsonl';
+
+describe('a sub-agent whose transcript is missing', () => {
+  it('its row carries the reported run and a warning says how many calls are not shown', async () => {
+    const json = await showJson(MISSING_CASE);
+    const row = json.rows[0];
+    expect(row?.transcriptMissing).toBe(true);
+    expect(row?.tokens).toEqual({ input: 0, output: 0 });
+    // toolUseResult: totalTokens 17294 = 3 + 1200 + 15800 + 291 (its last call), 18 calls, 41250 ms
+    expect(row?.reported).toEqual({
+      agentId: 'a1f2e3d4c5b6a7980',
+      totalTokens: 17294,
+      toolUseCount: 18,
+      durationMs: 41250,
+      lastCallInputTokens: 3 + 1200 + 15800,
+      lastCallOutputTokens: 291,
+    });
+    expect(json.warnings).toEqual([
+      {
+        file: MISSING_CASE,
+        line: 3,
+        reason:
+          'transcript of sub-agent a1f2e3d4c5b6a7980 is missing: 18 of its calls are not shown',
+      },
+    ]);
+  });
+
+  it('its execute_tool span carries the reported run under claude_code.agent.reported.*', async () => {
+    const spans = await spansOf(MISSING_CASE);
+    const call = spans.find((s) => s.name === 'execute_tool Agent');
+    expect(call?.attributes).toMatchObject({
+      'claude_code.agent.transcript_missing': true,
+      'claude_code.agent.id': 'a1f2e3d4c5b6a7980',
+      'claude_code.agent.reported.total_tokens': 17294,
+      'claude_code.agent.reported.tool_use_count': 18,
+      'claude_code.agent.reported.duration_ms': 41250,
+      'claude_code.agent.reported.last_call.input_tokens': 17003,
+      'claude_code.agent.reported.last_call.output_tokens': 291,
+    });
+  });
+});
+
+describe('usage in full', () => {
+  it('chat spans carry the 5m/1h split, thinking tokens, web requests and speed; fast mode without published cache rates has no cost', async () => {
+    const spans = await spansOf(MISSING_CASE);
+    const chats = spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'chat');
+    expect(chats).toHaveLength(2);
+    const [fast, standard] = chats;
+    expect(fast?.attributes).toMatchObject({
+      'claude_code.usage.cache_write_5m.input_tokens': 0,
+      'claude_code.usage.cache_write_1h.input_tokens': 3000,
+      'claude_code.usage.web_search_requests': 2,
+      'claude_code.usage.web_fetch_requests': 1,
+      'claude_code.usage.speed': 'fast',
+    });
+    expect(fast?.attributes['claude_code.cost.usd']).toBeUndefined();
+    expect(standard?.attributes).toMatchObject({
+      'claude_code.usage.cache_write_5m.input_tokens': 400,
+      'claude_code.usage.cache_write_1h.input_tokens': 0,
+      'claude_code.usage.thinking_tokens': 30,
+      'claude_code.usage.speed': 'standard',
+    });
+    // claude-opus-5-5 (models/opus-5-5/overview): $4 in, $0.20 read, $5 5m write, $20 out
+    expect(standard?.attributes['claude_code.cost.usd']).toBeCloseTo(
+      (4 * 4 + 23000 * 0.2 + 400 * 5 + 80 * 20) / 1e6,
+      9,
+    );
+  });
+
+  it('show names the fast-mode response it could not price', async () => {
+    const run = await runCcotel(['show', MISSING_CASE, '--json']);
+    expect(run.stderr).toContain('no price for model claude-opus-5-5 in fast mode');
+  });
+});
