@@ -1,5 +1,6 @@
 // Session model → what `show` renders: rows plus per-turn summaries with cost.
 import { buildWaterfall } from '../core/waterfall.js';
+import { sessionHeaderOf } from '../core/session-header.js';
 import { promptLabel } from '../core/labels.js';
 import { costSession, sumCost } from '../core/session-cost.js';
 import type { PriceTable } from '../core/pricing.js';
@@ -30,9 +31,13 @@ export function buildView(
     rowIds: rows.filter((r) => rowTurn.get(r.id) === t.index).map((r) => r.id),
   }));
   const known = turns.map((t) => t.costUsd).filter((c): c is number => c !== null);
+  const header = sessionHeaderOf(model);
   const view: WaterfallView = {
     sessionId: model.sessionId,
-    title: `Session ${model.sessionId}`,
+    title:
+      header?.title === null || header?.title === undefined
+        ? `Session ${model.sessionId}`
+        : `${header.title} (session ${model.sessionId})`,
     rows,
     turns,
     totals: {
@@ -42,5 +47,6 @@ export function buildView(
     },
     warnings: model.warnings,
   };
+  if (header !== null) view.header = header;
   return { view, unknownModels: costs.unknownModels };
 }

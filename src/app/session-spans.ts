@@ -104,19 +104,22 @@ export async function streamSessionSpans(
   segments: Omit<SegmentReadOptions, 'parse'> = {},
 ): Promise<StreamedSession> {
   const unknown = new Set<string>();
+  // Linking warnings are derived per segment, not read: kept after the read ones, as finish() does.
+  const derived: ReadWarning[] = [];
   const read = await readSegments(
     files,
     { ...segments, parse: parseOptionsFor(options), windowOf: windowsOf(prices) },
     (model, firstTurn) => {
       const { turns, unknownModels } = spansOfModel(model, prices, options, firstTurn);
       for (const m of unknownModels) unknown.add(m);
+      derived.push(...(model.derivedWarnings ?? []));
       return onTurns(turns);
     },
   );
   return {
     unknownModels: [...unknown].sort(),
     unterminated: read.unterminated,
-    warnings: read.state.warnings,
+    warnings: derived.length === 0 ? read.state.warnings : [...read.state.warnings, ...derived],
     ignoredLines: read.state.ignoredLines,
     segments: read.segments,
     forcedCuts: read.forcedCuts,

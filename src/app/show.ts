@@ -2,6 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { finish } from '../core/assemble.js';
 import type { ReadWarning, WaterfallRow } from '../core/waterfall-row.js';
+import type { SessionHeader } from '../core/session-header.js';
 import { loadPriceTable } from '../adapters/price-file.js';
 import { windowsOf } from '../core/pricing.js';
 import { buildView } from './build-view.js';
@@ -21,9 +22,15 @@ export interface ShowOptions {
   width: number;
 }
 
-/** The `--json` contract: exactly these three keys. */
+/**
+ * The `--json` contract: sessionId, rows and warnings always; `session` (the
+ * header: names, settings, PR links, prompt ids) and `unknownRecordTypes`
+ * (type → lines) only when the session has any.
+ */
 export interface ShowJson {
   sessionId: string;
+  session?: SessionHeader;
+  unknownRecordTypes?: Record<string, number>;
   rows: WaterfallRow[];
   warnings: ReadWarning[];
 }
@@ -49,8 +56,12 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
     notes.push(`wrote ${options.html}`);
   }
   if (options.format === 'json') {
+    const unknown = model.unknownRecordTypes ?? {};
+    // Key order is the contract's: the header before the rows.
     const json: ShowJson = {
       sessionId: model.sessionId,
+      ...(view.header === undefined ? {} : { session: view.header }),
+      ...(Object.keys(unknown).length === 0 ? {} : { unknownRecordTypes: unknown }),
       rows: view.rows,
       warnings: model.warnings,
     };

@@ -1,7 +1,13 @@
 // finish(): derive the session model from folded state. Pure, and cheap enough
 // to re-run as a live session grows (one pass per index it builds).
 import { toolLabel } from './labels.js';
-import type { AgentReport, AssistantRecord, TranscriptRecord, Usage } from './records.js';
+import type {
+  AgentReport,
+  AssistantRecord,
+  TranscriptRecord,
+  Usage,
+  UserRecord,
+} from './records.js';
 import type { Entry, SessionState } from './session-state.js';
 import type { ReadWarning } from './waterfall-row.js';
 import type {
@@ -183,6 +189,7 @@ function buildTurns(
     if (prompt || (current === null && activity && rec.timestamp !== null)) {
       current = {
         index: turns.length,
+        ...originOf(prompt ? rec : null),
         promptUuid: rec.uuid ?? `${entry.file}:${entry.line}`,
         promptText: prompt ? rec.text : null,
         contextWindow: DEFAULT_CONTEXT_WINDOW,
@@ -211,6 +218,54 @@ function buildTurns(
     current.version ??= rec.version;
   });
   return { turnOf, turns };
+}
+
+/**
+ * Each turn of this segment carries the session info as it stood before the
+ * next turn's first record (the last turn: all of it read so far).
+ */
+function assignTurnInfo(
+  turns: Turn[],
+  base: number,
+  entries: Entry[],
+  turnOf: Int32Array,
+  state: SessionState,
+): void {
+  const firstEntry = new Map<number, number>();
+  turnOf.forEach((t, i) => {
+    if (t >= 0 && !firstEntry.has(t)) firstEntry.set(t, i);
+  });
+  let mark = 0;
+  let info = state.infoBase;
+  for (let index = base; index < turns.length; index++) {
+    const turn = turns[index];
+    if (turn === undefined) continue;
+    const until = firstEntry.get(index + 1) ?? entries.length + 1;
+    while (mark < state.infoMarks.length && (state.infoMarks[mark]?.at ?? Infinity) <= until) {
+      info = state.infoMarks[mark]?.info ?? info;
+      mark += 1;
+    }
+    if (Object.keys(info).length > 0) turn.sessionInfo = info;
+  }
+}
+
+/**
+ * What opened a turn. A peer message (another Claude session's request) opens
+ * a turn like a human prompt, keeping its sender's name; task notifications and
+ * queued commands open none (prompts.ts), and a turn opened by activity with no
+ * prompt before it is `system`.
+ */
+function originOf(
+  prompt: UserRecord | null,
+): Pick<Turn, 'promptId' | 'origin' | 'peerName' | 'permissionMode'> {
+  if (prompt === null)
+    return { promptId: null, origin: 'system', peerName: null, permissionMode: null };
+  return {
+    promptId: prompt.promptId,
+    origin: prompt.originKind ?? 'human',
+    peerName: prompt.peerName,
+    permissionMode: prompt.permissionMode,
+  };
 }
 
 export function finish(state: SessionState, windowOf: WindowOf = NO_TABLE): SessionModel {
@@ -377,7 +432,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     firstUserText,
     carry.doneAgents,
   );
-  placeForks(agents, forkMarkers, taskNotified, linkWarnings);
+  const forksOwing = placeForks(agents, forkMarkers, taskNotified, linkWarnings);
   const placement = assignAgentTurns(agents, tools, responses, turns, base);
   lateAgents += placement.late;
   const placedByTime = placement.byTime;
@@ -414,6 +469,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     turn.agentKeys.push(a.key);
     if (a.endTime !== null && a.endTime > turn.endTime && !a.internal) turn.endTime = a.endTime;
   }
+  assignTurnInfo(turns, base, entries, turnOf, state);
   warnUnlinked(agents, tools, linkWarnings);
   markMissingTranscripts(tools, results, agents, linkWarnings);
   const recordsOfTurn: TranscriptRecord[][] = turns.map(() => []);
@@ -459,6 +515,11 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     // Derived here, so a live session finished again and again never repeats them in its state.
     warnings: linkWarnings.length === 0 ? state.warnings : [...state.warnings, ...linkWarnings],
     ignoredLines: state.ignoredLines,
+    sessionInfo: state.sessionInfo,
+    derivedWarnings: linkWarnings,
+    unknownRecordTypes: Object.fromEntries(
+      [...state.unknownTypes].map(([type, { count }]) => [type, count]),
+    ),
   };
   const next: SegmentCarry = {
     // Only what later turns read of earlier ones: index, prompt uuid, start time.
@@ -474,6 +535,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
   };
   const closed =
     isClosed(tools, results, notifications) &&
+    forksOwing === 0 &&
     placedByTime.every(
       (key) =>
         (agents.get(key)?.startTime ?? 0) < (carry.nextTurnStart ?? Number.POSITIVE_INFINITY),
@@ -628,14 +690,17 @@ const FORK_ID = /^a(.+)-[0-9a-f]{16}$/;
  * Forks have no spawning call: each hangs under the turn of its `⑂ forked`
  * line (matched by the last 4 hex digits of its id, and its name), from that
  * line to its last <task-notification>. An agent id of the fork shape whose
- * meta is missing is recognised by its marker.
+ * meta is missing is recognised by its marker. Returns how many forks worked
+ * after their last notification: they owe one, so the segment is not closed
+ * (a later line would still change them).
  */
 function placeForks(
   agents: Map<string, SubAgent>,
   markers: ForkMarker[],
   notified: Map<string, number>,
   warnings: ReadWarning[],
-): void {
+): number {
+  let owing = 0;
   const used = new Set<ForkMarker>();
   for (const agent of agents.values()) {
     if (agent.toolUseId !== null || agent.internal || agent.agentId === null) continue;
@@ -662,8 +727,10 @@ function placeForks(
         agent.startTime = Math.min(agent.startTime ?? marker.time, marker.time);
     }
     const last = notified.get(id);
+    if (last === undefined || (agent.endTime !== null && agent.endTime > last)) owing += 1;
     if (last !== undefined) agent.endTime = Math.max(agent.endTime ?? last, last);
   }
+  return owing;
 }
 
 /**

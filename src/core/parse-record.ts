@@ -4,6 +4,7 @@
 import {
   MAX_KEPT_TEXT,
   type AgentReport,
+  type SessionInfo,
   type AssistantRecord,
   type ProgressRecord,
   type SystemRecord,
@@ -17,8 +18,12 @@ import { clipAtBoundary } from './clip.js';
 
 export type ParseOutcome =
   | { kind: 'record'; record: TranscriptRecord }
-  /** Valid JSON of a type ccotel does not use (summary, file-history-snapshot, …). */
-  | { kind: 'ignored' }
+  /**
+   * Valid JSON of a type ccotel does not use (summary, file-history-snapshot, …).
+   * `unknownType` names a type not in KNOWN_TYPES (format drift: reported, never
+   * guessed at); `info` is what a session name or setting record says.
+   */
+  | { kind: 'ignored'; unknownType?: string; info?: SessionInfo }
   | { kind: 'malformed'; reason: string };
 
 type Json = Record<string, unknown>;
@@ -166,6 +171,8 @@ function base(o: Json) {
   };
 }
 
+const PEER_NAME = /<cross-session-message\b[^>]*\bfrom-name="([^"]*)"/;
+
 const REJECTION = /user (doesn't want to proceed|rejected tool use)/i;
 const NOTIFICATION = /^\s*<task-notification>[\s\S]*?<tool-use-id>([^<]+)<\/tool-use-id>/;
 const NOTIFIED_TASK = /^\s*<task-notification>[\s\S]*?<task-id>([^<]+)<\/task-id>/;
@@ -199,9 +206,14 @@ function parseUser(o: Json): UserRecord {
   // Read for the rejection above; kept only for content capture (see ParseOptions).
   if (!keepTexts) for (const r of toolResults) r.text = '';
   const text = toolResults.length > 0 ? null : textOf(content);
+  const origin = isObject(o.origin) ? str(o.origin.kind) : null;
   return {
     type: 'user',
     ...base(o),
+    promptId: str(o.promptId),
+    permissionMode: intern(o.permissionMode),
+    originKind: intern(origin),
+    peerName: origin === 'peer' && text !== null ? (PEER_NAME.exec(text)?.[1] ?? null) : null,
     isMeta: o.isMeta === true,
     isCompactSummary: o.isCompactSummary === true,
     text,
@@ -326,6 +338,79 @@ export interface ParseOptions {
   keepTexts?: boolean;
 }
 
+/**
+ * Record types Claude Code is known to write that ccotel reads no further
+ * (transcript-format.md §3, issue 12). Any other type is reported by name.
+ */
+const KNOWN_TYPES = new Set([
+  'summary',
+  'file-history-snapshot',
+  'file-history-delta',
+  'queue-operation',
+  'attachment',
+  'last-prompt',
+  'agent-color',
+  'agent-setting',
+  'tag',
+  'bridge-session',
+  'atis-latch',
+  'frame-link',
+  'fork-context-ref',
+  'result',
+  'turn_end',
+  'custom-title',
+  'ai-title',
+  'agent-name',
+  'pr-link',
+  'permission-mode',
+  'mode',
+]);
+
+/** What a session name or setting record says; null for other types. */
+function sessionInfoOf(o: Json): SessionInfo | null {
+  const s = (v: unknown): string | undefined => (typeof v === 'string' ? clip(v) : undefined);
+  const info: SessionInfo = {};
+  switch (o.type) {
+    case 'custom-title':
+      info.customTitle = s(o.customTitle);
+      break;
+    case 'ai-title':
+      info.aiTitle = s(o.aiTitle);
+      break;
+    case 'agent-name':
+      info.agentName = s(o.agentName);
+      break;
+    case 'permission-mode':
+      info.permissionMode = s(o.permissionMode);
+      break;
+    case 'mode':
+      info.mode = s(o.mode);
+      break;
+    case 'pr-link':
+      info.prLinks = [
+        {
+          number: num(o.prNumber),
+          url: str(o.prUrl) === null ? null : clip(o.prUrl as string),
+          repository: str(o.prRepository),
+        },
+      ];
+      break;
+    default:
+      return null;
+  }
+  for (const k of Object.keys(info) as (keyof SessionInfo)[])
+    if (info[k] === undefined) delete info[k];
+  return info;
+}
+
+function ignoredOutcome(o: Json): ParseOutcome {
+  const type = typeof o.type === 'string' ? o.type : null;
+  if (type === null || !KNOWN_TYPES.has(type))
+    return { kind: 'ignored', unknownType: type === null ? '(no type)' : clip(type).slice(0, 60) };
+  const info = sessionInfoOf(o);
+  return info === null ? { kind: 'ignored' } : { kind: 'ignored', info };
+}
+
 /** Parse one complete line (without its newline). Blank lines are the caller's to skip. */
 export function parseRecord(line: string, options: ParseOptions = {}): ParseOutcome {
   limit = options.textLimit ?? MAX_KEPT_TEXT;
@@ -347,6 +432,6 @@ export function parseRecord(line: string, options: ParseOptions = {}): ParseOutc
     case 'progress':
       return { kind: 'record', record: parseProgress(value) };
     default:
-      return { kind: 'ignored' };
+      return ignoredOutcome(value);
   }
 }

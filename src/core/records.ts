@@ -63,8 +63,30 @@ interface BaseRecord {
   forkedFromSessionId: string | null;
 }
 
+/**
+ * What the session's name and setting records say (2.1.x: `custom-title`,
+ * `ai-title`, `agent-name`, `pr-link`, `permission-mode`, `mode`). Later
+ * records of a kind replace earlier ones; PR links accumulate.
+ */
+export interface SessionInfo {
+  customTitle?: string;
+  aiTitle?: string;
+  agentName?: string;
+  permissionMode?: string;
+  mode?: string;
+  prLinks?: { number: number | null; url: string | null; repository: string | null }[];
+}
+
 export interface UserRecord extends BaseRecord {
   type: 'user';
+  /** promptId (2.1.7x+): Claude Code's native telemetry keys its events by it (prompt.id). */
+  promptId: string | null;
+  /** permissionMode written on a prompt. */
+  permissionMode: string | null;
+  /** origin.kind (2.1.19x+): human, peer, task-notification, coordinator… */
+  originKind: string | null;
+  /** A peer message's sender (`<cross-session-message from-name=…>`). */
+  peerName: string | null;
   isMeta: boolean;
   isCompactSummary: boolean;
   /** Text of a string content or of the text blocks, truncated. Null if none. */

@@ -23,7 +23,9 @@ import {
   promptAttrs,
   toolContentAttrs,
   toolLabelFor,
+  truncateUtf8,
 } from './span-content.js';
+import { scrubText } from './scrub.js';
 import {
   agentSpanIdFor,
   chatSpanIdFor,
@@ -253,6 +255,29 @@ function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
   };
 }
 
+/**
+ * prompt.id joins a turn with Claude Code's own telemetry (same key); the
+ * session's title, agent name and PR links are labels (not in `none` mode).
+ */
+function turnOriginAttrs(ctx: TurnContext): Attrs {
+  const { turn } = ctx;
+  const info = turn.sessionInfo ?? {};
+  const labels = ctx.options.content !== 'none';
+  const label = (v: string | null | undefined): string | undefined =>
+    labels && v !== null && v !== undefined ? truncateUtf8(scrubText(v), 240) : undefined;
+  const prUrls = (info.prLinks ?? []).flatMap((l) => (l.url === null ? [] : [scrubText(l.url)]));
+  return withoutNulls({
+    'prompt.id': turn.promptId,
+    'claude_code.turn.origin': turn.origin,
+    'claude_code.turn.peer.name': label(turn.peerName),
+    'claude_code.permission_mode': turn.permissionMode ?? info.permissionMode,
+    'claude_code.session.mode': info.mode,
+    'claude_code.session.title': label(info.customTitle ?? info.aiTitle),
+    'claude_code.session.agent_name': label(info.agentName),
+    'claude_code.session.pr_urls': labels && prUrls.length > 0 ? prUrls : undefined,
+  });
+}
+
 function rootSpan(ctx: TurnContext, previous: Turn | undefined, children: SpanData[]): SpanData {
   const { turn, model } = ctx;
   const open = turn.endState === 'open';
@@ -285,6 +310,7 @@ function rootSpan(ctx: TurnContext, previous: Turn | undefined, children: SpanDa
       'vcs.repository.ref.name': turn.gitBranch,
       'claude_code.version': turn.version,
       'error.type': turn.endState === 'api_error' ? (turn.errorType ?? 'api_error') : undefined,
+      ...turnOriginAttrs(ctx),
       ...incompleteAttrs(!open),
       ...promptAttrs(ctx.options, turn.promptText),
     }),

@@ -52,13 +52,11 @@ describe('fork sub-agents (/subtask, 2.1.220+)', () => {
     const loose = json.rows.find((r) => r.id === LOOSE_ID);
     expect(loose?.children.map((c) => c.id)).toEqual(['toolu_01FkBash7qWe8RtYuIoPaSdF']);
     expect([loose?.startTime, loose?.endTime]).toEqual([at('10:02:01.000'), at('10:02:02.400')]);
-    expect(json.warnings).toEqual([
-      {
-        file: `fixtures/hand/v22x-fork-subtask/7c1e4b2a-5d3f-4e8a-9b6c-2f1d0e9a8b7c/subagents/agent-${LOOSE_ID}.jsonl`,
-        line: 1,
-        reason: `sub-agent ${LOOSE_ID} has no spawning call: shown under the turn of its first line`,
-      },
-    ]);
+    expect(json.warnings).toContainEqual({
+      file: `fixtures/hand/v22x-fork-subtask/7c1e4b2a-5d3f-4e8a-9b6c-2f1d0e9a8b7c/subagents/agent-${LOOSE_ID}.jsonl`,
+      line: 1,
+      reason: `sub-agent ${LOOSE_ID} has no spawning call: shown under the turn of its first line`,
+    });
   });
 
   it('exports every call of every agent file: the fork under the turn it was forked in, typed fork, named', async () => {
@@ -159,5 +157,88 @@ describe('usage in full', () => {
   it('show names the fast-mode response it could not price', async () => {
     const run = await runCcotel(['show', MISSING_CASE, '--json']);
     expect(run.stderr).toContain('no price for model claude-opus-5-5 in fast mode');
+  });
+});
+
+describe('turns, their origin and the session header', () => {
+  it('turn roots carry prompt.id, origin, permission mode and the session title and PR links; a peer message opens a turn with its sender', async () => {
+    const roots = (await spansOf(FORK_CASE)).filter((s) => s.parentSpanId === null);
+    expect(roots.map((r) => r.attributes['prompt.id'])).toEqual([
+      '4d1f2e3a-5b6c-4d7e-8f9a-0b1c2d3e4f01',
+      '4d1f2e3a-5b6c-4d7e-8f9a-0b1c2d3e4f03',
+    ]);
+    expect(roots.map((r) => r.attributes['claude_code.turn.origin'])).toEqual(['human', 'peer']);
+    expect(roots[1]?.attributes['claude_code.turn.peer.name']).toBe('release-bot');
+    expect(roots[0]?.attributes['claude_code.turn.peer.name']).toBeUndefined();
+    for (const root of roots) {
+      expect(root.attributes).toMatchObject({
+        'claude_code.permission_mode': 'acceptEdits',
+        'claude_code.session.title': 'Docs review',
+      });
+    }
+    // A turn carries the session info known by its end: the PR link is written during turn 2.
+    expect(roots[0]?.attributes['claude_code.session.pr_urls']).toBeUndefined();
+    expect(roots[1]?.attributes['claude_code.session.pr_urls']).toEqual([
+      'https://github.com/example/docs-site/pull/42',
+    ]);
+  });
+
+  it('in content mode none the title, sender and PR links stay home; prompt.id and origin go', async () => {
+    const [files] = await findSessions(FORK_CASE);
+    if (files === undefined) throw new Error('no session');
+    const spans = await sessionSpans(files, await loadPriceTable(), {
+      content: 'none',
+      maxAttributeBytes: 2048,
+    });
+    const roots = spans.turns.flatMap((t) => t.spans).filter((s) => s.parentSpanId === null);
+    expect(roots[1]?.attributes['claude_code.turn.origin']).toBe('peer');
+    expect(roots[1]?.attributes['prompt.id']).toBe('4d1f2e3a-5b6c-4d7e-8f9a-0b1c2d3e4f03');
+    for (const key of [
+      'claude_code.turn.peer.name',
+      'claude_code.session.title',
+      'claude_code.session.pr_urls',
+    ])
+      expect(roots[1]?.attributes[key], key).toBeUndefined();
+  });
+
+  it('show --json has the session header (custom title over ai-title) and the unknown record types with one warning each', async () => {
+    const json = await showJson(FORK_CASE);
+    expect(Object.keys(json)).toEqual([
+      'sessionId',
+      'session',
+      'unknownRecordTypes',
+      'rows',
+      'warnings',
+    ]);
+    expect(json.session).toEqual({
+      title: 'Docs review',
+      customTitle: 'Docs review',
+      aiTitle: 'Reviewing docs and changelog',
+      agentName: null,
+      permissionMode: 'acceptEdits',
+      mode: null,
+      prLinks: [
+        {
+          number: 42,
+          url: 'https://github.com/example/docs-site/pull/42',
+          repository: 'example/docs-site',
+        },
+      ],
+    });
+    expect(json.unknownRecordTypes).toEqual({ 'stardust-sync': 2 });
+    const drift = (json.warnings as { line: number; reason: string }[]).filter((w) =>
+      w.reason.includes('unknown record type'),
+    );
+    expect(drift).toEqual([
+      {
+        file: FORK_CASE,
+        line: 19,
+        reason: 'unknown record type "stardust-sync": 2 lines ignored (first here)',
+      },
+    ]);
+  });
+
+  it('a session without name or setting records keeps the three-key JSON', async () => {
+    expect(Object.keys(await showJson(MISSING_CASE))).toEqual(['sessionId', 'rows', 'warnings']);
   });
 });
