@@ -1,5 +1,8 @@
 // Claude Code 2.1.2xx shapes (issue 12), on the hand fixtures fixtures/hand/v22x-*. Every figure
 // below is computed by hand from the fixture lines (see fixtures/hand/README.md, cases 18–19).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCcotel } from '../support/run-cli.js';
 import { findSessions } from '../../src/adapters/session-files.js';
@@ -240,5 +243,23 @@ describe('turns, their origin and the session header', () => {
 
   it('a session without name or setting records keeps the three-key JSON', async () => {
     expect(Object.keys(await showJson(MISSING_CASE))).toEqual(['sessionId', 'rows', 'warnings']);
+  });
+});
+
+describe('format drift in the export summary', () => {
+  it('names each unknown record type once, with its line count', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ccotel-drift-'));
+    try {
+      const run = await runCcotel(['export', 'fixtures/hand/v22x-fork-subtask', '--dry-run'], {
+        XDG_STATE_HOME: dir,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const drift = run.stderr.split('\n').filter((l) => l.includes('unknown record type'));
+      expect(drift).toEqual([
+        `warning: ${FORK_CASE}:19: unknown record type "stardust-sync": 2 lines ignored (first here)`,
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
