@@ -771,8 +771,19 @@ export function needsOwnRow(agent: SubAgent, tools: Map<string, ToolCall>): bool
   const call = agent.toolUseId === null ? undefined : tools.get(agent.toolUseId);
   if (call !== undefined && call.turnIndex >= 0) return false;
   if (agent.fork || agent.responseKeys.length > 0) return true;
-  for (const t of tools.values()) if (t.agentKey === agent.key) return true;
-  return false;
+  return agentsWithCalls(tools).has(agent.key);
+}
+
+/** Agents that made calls, once per tools map: asked per agent, a scan each would be quadratic. */
+const callersOf = new WeakMap<Map<string, ToolCall>, Set<string>>();
+function agentsWithCalls(tools: Map<string, ToolCall>): Set<string> {
+  let callers = callersOf.get(tools);
+  if (callers === undefined) {
+    callers = new Set();
+    for (const t of tools.values()) if (t.agentKey !== null) callers.add(t.agentKey);
+    callersOf.set(tools, callers);
+  }
+  return callers;
 }
 
 /** A sub-agent that is no fork, no side call and has no spawning call is shown, with a warning. */
