@@ -707,9 +707,13 @@ function placeForks(
     const id = agent.agentId;
     const idName = FORK_ID.exec(id)?.[1] ?? null;
     const name = agent.name ?? idName;
+    const free = markers.filter((m) => !used.has(m));
+    const byName = free.filter((m) => m.name === name);
     const marker =
-      markers.find((m) => !used.has(m) && id.endsWith(m.idSuffix) && m.name === name) ??
-      markers.find((m) => !used.has(m) && id.endsWith(m.idSuffix) && idName !== null);
+      free.find((m) => id.endsWith(m.idSuffix) && m.name === name) ??
+      free.find((m) => id.endsWith(m.idSuffix) && idName !== null) ??
+      // A known fork whose id no marker ends with (a copy with rewritten ids): its name, if unique.
+      (agent.fork && byName.length === 1 ? byName[0] : undefined);
     if (!agent.fork && marker === undefined) continue;
     agent.fork = true;
     agent.agentType = 'fork';
