@@ -30,8 +30,8 @@ import {
 import {
   DEFAULT_CONTEXT_WINDOW,
   LARGE_CONTEXT_WINDOW,
-  NO_TABLE,
   assignContextWindows,
+  tableWindows,
   type WindowOf,
 } from './context-window.js';
 
@@ -137,7 +137,7 @@ export interface SegmentCarry {
   windowOf?: WindowOf;
 }
 
-export const wholeSession = (windowOf: WindowOf = NO_TABLE): SegmentCarry => ({
+export const wholeSession = (windowOf: WindowOf = tableWindows): SegmentCarry => ({
   windowOf,
   priorTurns: [],
   commands: createLocalCommandTracker(),
@@ -268,7 +268,7 @@ function originOf(
   };
 }
 
-export function finish(state: SessionState, windowOf: WindowOf = NO_TABLE): SessionModel {
+export function finish(state: SessionState, windowOf: WindowOf = tableWindows): SessionModel {
   return finishSegment(state, wholeSession(windowOf)).model;
 }
 
@@ -498,7 +498,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     responses.values(),
     base,
     carry.largeWindow,
-    carry.windowOf ?? NO_TABLE,
+    carry.windowOf ?? tableWindows,
   );
   const sessionId = carry.sessionId ?? sessionIdOf(state);
 

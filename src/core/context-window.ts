@@ -14,6 +14,20 @@ export type WindowOf = (model: string | null) => number | null;
 
 export const NO_TABLE: WindowOf = () => null;
 
+/**
+ * The windows finish() uses when its caller passes none: the model table the
+ * process loaded (adapters/price-file.ts registers it). Readers that hold the
+ * table pass it explicitly; this default keeps those that do not yet (the
+ * live daemon) measuring fill as export does, so both send the same spans.
+ */
+let defaultWindows: WindowOf = NO_TABLE;
+
+export function setDefaultWindows(windowOf: WindowOf): void {
+  defaultWindows = windowOf;
+}
+
+export const tableWindows: WindowOf = (model) => defaultWindows(model);
+
 const inputOf = (r: ApiResponse): number =>
   r.usage === null ? 0 : r.usage.input + r.usage.cacheRead + r.usage.cacheWrite;
 

@@ -2,7 +2,7 @@
 // whole session (a main-thread response over 200k proves 1M, for earlier turns too).
 import { describe, expect, it } from 'vitest';
 import { finish } from '../../src/core/assemble.js';
-import { turnsWithChangedWindow } from '../../src/core/context-window.js';
+import { NO_TABLE, turnsWithChangedWindow } from '../../src/core/context-window.js';
 import { parseRecord } from '../../src/core/parse-record.js';
 import { validatePriceTable, windowsOf, type PriceTable } from '../../src/core/pricing.js';
 import { createSessionState, step } from '../../src/core/session-state.js';
@@ -60,7 +60,7 @@ function modelOf(lines: string[], withTable: boolean): SessionModel {
   lines.forEach((l, i) =>
     step(state, { file: `${SID}.jsonl`, agentId: null }, i + 1, parseRecord(l)),
   );
-  return withTable ? finish(state, windowsOf(table)) : finish(state);
+  return finish(state, withTable ? windowsOf(table) : NO_TABLE);
 }
 
 describe('context windows', () => {
