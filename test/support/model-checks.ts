@@ -186,7 +186,8 @@ export function checkRows(result: PipelineResult): string[] {
         // Inside the agent's own file, or written in the main file under the agent's identity
         // (inline sidechains, agent_progress copies); an inline (1.0.x) chain is linked by its prompt.
         const ownFile = state.agentFiles.get(agent.key);
-        const inFile = from.file === ownFile || from.file === state.file;
+        // An agent of its own row may be known only from progress copies inside another agent's file.
+        const inFile = ownRow || from.file === ownFile || from.file === state.file;
         if (!inFile)
           problems.push(
             `${where}: written in ${from.file}, outside agent ${agent.key}'s file ${ownFile ?? '(none)'} and the main file`,
