@@ -76,4 +76,20 @@ export default tseslint.config(
       },
     },
   },
+  {
+    // The HTML viewer's script runs in the browser, inlined into the page.
+    files: ['src/app/render/viewer/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        getComputedStyle: 'readonly',
+        Event: 'readonly',
+        requestAnimationFrame: 'readonly',
+        performance: 'readonly',
+      },
+    },
+    rules: { 'no-var': 'error', 'prefer-const': 'error', eqeqeq: 'error' },
+  },
 );

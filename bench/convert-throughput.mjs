@@ -1,9 +1,16 @@
-// npm run bench:convert -- [--size 200MB] [--seed 1] [--runs 3] [--workers 2] [--corpus DIR]
+// npm run bench:convert -- [--size 200MB] [--seed 1] [--runs 3] [--workers 2] [--corpus DIR] [--before DIST]
 // Conversion throughput over the generated corpus: the full pipeline (read →
 // rows → spans → OTLP protobuf bytes, no network) against the naive baseline
 // (read every file, JSON.parse every line) in the same run, each variant in
 // its own process for its peak RSS, runs interleaved so that a busy moment on
 // the machine hits every variant alike. Reports the median of the runs.
+// `dry-run` and `out` run the whole `ccotel export` command (--dry-run, --out FILE).
+// --before DIST also runs every variant but the baseline against another build
+// (e.g. a copy of dist/ from before a change), interleaved: an A/B in one run.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { benchArgs, parseSize } from './lib/args.mjs';
 import { ensureCorpus } from './lib/corpus.mjs';
 import {
@@ -12,12 +19,14 @@ import {
   median,
   printTable,
   round,
+  runCcotel,
   runWorkload,
   writeResult,
 } from './lib/report.mjs';
 
 const HELP = `Usage: node bench/convert-throughput.mjs [--size 200MB] [--seed N] [--runs N] [--workers N]
        [--variants baseline,reference,reader,whole,shipped,workers] [--corpus PROJECTS_DIR] [--name NAME] [--no-phases]
+       [--before DIST]
 
 Variants:
   baseline   read each file whole, JSON.parse each line (the naive reference)
@@ -27,6 +36,10 @@ Variants:
   shipped    ccotel's conversion as export runs it: a segment of turns at a time
              (streamSessionSpans + encodeSpans)
   workers    ccotel's conversion spread over --workers threads (session-spans-pool)
+  dry-run    \`ccotel export --dry-run\` over the corpus (whole command, no state file)
+  out        \`ccotel export --out FILE\` over the corpus (OTLP/JSON; digest of the file compared)
+
+--before DIST  every variant but baseline also runs against that build (name@before)
 `;
 
 const args = benchArgs({
@@ -38,6 +51,7 @@ const args = benchArgs({
   corpus: { type: 'string' },
   name: { type: 'string', default: 'convert' },
   'no-phases': { type: 'boolean', default: false },
+  before: { type: 'string' },
 });
 if (args.help === true) {
   process.stdout.write(HELP);
@@ -48,7 +62,11 @@ const size = parseSize(args.size);
 const seed = Number(args.seed);
 const runs = Math.max(1, Number(args.runs));
 const workers = Number(args.workers);
-const variants = args.variants.split(',').map((v) => v.trim());
+const before = args.before === undefined ? null : resolve(args.before);
+const variants = args.variants
+  .split(',')
+  .map((v) => v.trim())
+  .flatMap((v) => (before === null || v === 'baseline' ? [v] : [v, `${v}@before`]));
 const corpus =
   args.corpus ??
   ensureCorpus({ size, seed, log: (m) => process.stdout.write(`${m}\n`) }).projectsDir;
@@ -58,14 +76,40 @@ process.stdout.write(
   `corpus ${corpus}; other load on the machine before the runs: ${load ?? '?'}% of all cores\n`,
 );
 
-const jobs = {
+/** The whole `ccotel export` command over the corpus; `--out`'s file is hashed, then deleted. */
+async function exportCommand(extra, env) {
+  const tmp = mkdtempSync(join(tmpdir(), 'ccotel-bench-convert-'));
+  try {
+    const out = join(tmp, 'out.jsonl');
+    const argv = ['export', corpus, '--state-dir', join(tmp, 'state'), '--quiet'];
+    const r = await runCcotel([...argv, ...(extra === 'out' ? ['--out', out] : ['--dry-run'])], {
+      env,
+    });
+    if (r.measured === null || r.code !== 0)
+      throw new Error(`ccotel export failed (${r.code}): ${r.stderr.slice(-500)}`);
+    const digest =
+      extra === 'out' ? createHash('sha1').update(readFileSync(out)).digest('hex') : null;
+    return { ...r.measured, bytes: null, files: null, outDigest: digest };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+const jobsWith = (env) => ({
   baseline: () => runWorkload('baseline', { dir: corpus }),
-  reference: () => runWorkload('convert', { dir: corpus, mode: 'reference' }),
-  reader: () => runWorkload('convert', { dir: corpus, mode: 'shipped', encoder: 'sdk' }),
-  whole: () => runWorkload('convert', { dir: corpus, mode: 'whole' }),
-  shipped: () => runWorkload('convert', { dir: corpus, mode: 'shipped' }),
-  workers: () => runWorkload('convert', { dir: corpus, mode: 'workers', workers }),
-};
+  reference: () => runWorkload('convert', { dir: corpus, mode: 'reference' }, { env }),
+  reader: () => runWorkload('convert', { dir: corpus, mode: 'shipped', encoder: 'sdk' }, { env }),
+  whole: () => runWorkload('convert', { dir: corpus, mode: 'whole' }, { env }),
+  shipped: () => runWorkload('convert', { dir: corpus, mode: 'shipped' }, { env }),
+  workers: () => runWorkload('convert', { dir: corpus, mode: 'workers', workers }, { env }),
+  'dry-run': () => exportCommand('dry-run', env),
+  out: () => exportCommand('out', env),
+});
+const current = jobsWith({});
+const older = before === null ? {} : jobsWith({ CCOTEL_BENCH_DIST: before });
+const jobs = Object.fromEntries(
+  variants.map((v) => [v, v.endsWith('@before') ? older[v.slice(0, -7)] : current[v]]),
+);
 const samples = Object.fromEntries(variants.map((v) => [v, []]));
 for (let run = 1; run <= runs; run += 1) {
   for (const v of variants) {
@@ -78,10 +122,12 @@ for (let run = 1; run <= runs; run += 1) {
 }
 
 const summary = {};
+// The export command reads the same corpus the baseline reads.
+const corpusBytes = samples.baseline?.[0]?.bytes ?? null;
 for (const v of variants) {
   const rs = samples[v];
   const seconds = median(rs.map((r) => r.seconds));
-  const bytes = rs[0].bytes;
+  const bytes = rs[0].bytes ?? corpusBytes;
   const best = Math.min(...rs.map((r) => r.seconds));
   summary[v] = {
     seconds: round(seconds, 3),
@@ -96,14 +142,16 @@ for (const v of variants) {
     files: rs[0].files,
     ...(v === 'baseline'
       ? { lines: rs[0].lines }
-      : {
-          sessions: rs[0].sessions,
-          turns: rs[0].turns,
-          spans: rs[0].spans,
-          requests: rs[0].requests,
-          otlpBytes: rs[0].otlpBytes,
-          digest: rs[0].digest,
-        }),
+      : rs[0].outDigest !== undefined
+        ? { outDigest: rs[0].outDigest }
+        : {
+            sessions: rs[0].sessions,
+            turns: rs[0].turns,
+            spans: rs[0].spans,
+            requests: rs[0].requests,
+            otlpBytes: rs[0].otlpBytes,
+            digest: rs[0].digest,
+          }),
     runs: rs.map((r) => round(r.seconds, 3)),
   };
 }
@@ -112,17 +160,21 @@ for (const v of variants) {
   if (base === undefined) break;
   summary[v].ratioToBaseline = round(summary[v].mbPerSecond / base.mbPerSecond, 2);
   summary[v].bestRatioToBaseline = round(summary[v].bestMbPerSecond / base.bestMbPerSecond, 2);
+  // CPU time, for a loaded machine: the wall clock there measures the neighbours as much as the code.
+  summary[v].cpuRatioToBaseline = round(base.cpuSeconds / summary[v].cpuSeconds, 2);
   // Per-run ratios: each run's variants ran back to back, under the same neighbours.
   summary[v].runRatios = samples[v].map((r, i) =>
     round(samples.baseline[i].seconds / r.seconds, 2),
   );
 }
 
-// The same spans, byte for byte, whichever path produced them.
-const converters = variants.filter((v) => v !== 'baseline');
+// The same spans, byte for byte, whichever path produced them (and the same --out file, either build).
+const converters = variants.filter((v) => v !== 'baseline' && samples[v][0].digest !== undefined);
 const digests = new Set(converters.flatMap((v) => samples[v].map((r) => r.digest)));
 const spanCounts = new Set(converters.flatMap((v) => samples[v].map((r) => r.spans)));
-const identical = digests.size <= 1 && spanCounts.size <= 1;
+const outs = variants.filter((v) => samples[v][0].outDigest != null);
+const outDigests = new Set(outs.flatMap((v) => samples[v].map((r) => r.outDigest)));
+const identical = digests.size <= 1 && spanCounts.size <= 1 && outDigests.size <= 1;
 
 printTable(
   `conversion throughput, ${((base?.bytes ?? size) / 1e6).toFixed(0)} MB corpus (median of ${runs} run${runs > 1 ? 's' : ''})`,
@@ -135,6 +187,7 @@ printTable(
     'x baseline (best)': summary[v].bestRatioToBaseline ?? null,
     'peak RSS MB': summary[v].peakRssMB,
     'CPU s': summary[v].cpuSeconds,
+    'x baseline (CPU)': summary[v].cpuRatioToBaseline ?? null,
     spans: summary[v].spans ?? null,
   })),
 );

@@ -1,7 +1,7 @@
 // npm run bench -- [flags passed to every benchmark that takes them]
 // Every benchmark, one after another (never two at once: the figures are
 // CPU-bound and the reference machine has two cores): corpus, conversion,
-// export, live latency, memory. Each prints its table and writes
+// export, live latency, memory, start-up. Each prints its table and writes
 // bench/results/<name>.json.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ const steps = [
   ['export-throughput.mjs', []],
   ['live-latency.mjs', []],
   ['memory.mjs', []],
+  ['startup.mjs', []],
 ];
 let failed = 0;
 for (const [script, args] of steps) {

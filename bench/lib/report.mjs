@@ -56,13 +56,14 @@ export function writeResult(name, result) {
  * Runs one workload (bench/lib/workloads.mjs) in a fresh node process and
  * returns its JSON line. Fresh processes keep peak RSS and JIT state per workload.
  */
-export function runWorkload(name, options, { nodeArgs = [] } = {}) {
+export function runWorkload(name, options, { nodeArgs = [], env = {} } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       [...nodeArgs, join(ROOT, 'bench', 'lib', 'workloads.mjs'), name, JSON.stringify(options)],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ...env },
       },
     );
     let out = '';

@@ -1,7 +1,12 @@
 // Runs one ccotel command from dist/ like bin/ccotel does, then reports its own
 // peak RSS and CPU time as a last stderr line (`@@bench {...}`): a parent
 // cannot read a child's getrusage from Node.
-const { runCli } = await import(new URL('../../dist/cli/run.js', import.meta.url).href);
+// CCOTEL_BENCH_DIST points at another build (an A/B experiment), as in workloads.mjs.
+const dist =
+  process.env.CCOTEL_BENCH_DIST === undefined
+    ? new URL('../../dist/', import.meta.url)
+    : new URL(`file://${process.env.CCOTEL_BENCH_DIST.replace(/\/?$/, '/')}`);
+const { runCli } = await import(new URL('cli/run.js', dist).href);
 
 let stop;
 const io = {

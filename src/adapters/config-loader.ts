@@ -105,6 +105,7 @@ function fromEnv(env: NodeJS.ProcessEnv): FlagValues {
   set('serviceName', env.OTEL_SERVICE_NAME);
   set('stateDir', env.CCOTEL_STATE_DIR);
   set('logLevel', env.CCOTEL_LOG_LEVEL);
+  set('maxBatchSpans', env.CCOTEL_MAX_BATCH_SPANS);
   const headers = {
     ...parseKeyValueList(env.OTEL_EXPORTER_OTLP_HEADERS ?? '', 'OTEL_EXPORTER_OTLP_HEADERS'),
     ...parseKeyValueList(
@@ -125,6 +126,24 @@ function fromEnv(env: NodeJS.ProcessEnv): FlagValues {
   return out;
 }
 
+/** The variables each setting is read from, signal-specific first (as fromEnv reads them). */
+const ENV_NAMES: Partial<Record<keyof Settings, string[]>> = {
+  endpoint: ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+  protocol: ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL'],
+  compression: ['OTEL_EXPORTER_OTLP_TRACES_COMPRESSION', 'OTEL_EXPORTER_OTLP_COMPRESSION'],
+  timeoutMs: ['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_TIMEOUT'],
+  serviceName: ['OTEL_SERVICE_NAME'],
+  stateDir: ['CCOTEL_STATE_DIR'],
+  logLevel: ['CCOTEL_LOG_LEVEL'],
+  content: ['CCOTEL_CONTENT'],
+};
+
+/** Where an environment value came from, for its error: the variable's name when known. */
+function envSource(key: keyof Settings, env: NodeJS.ProcessEnv): string {
+  const name = ENV_NAMES[key]?.find((n) => first(env[n]) !== undefined);
+  return name === undefined ? 'environment' : `environment: ${name}`;
+}
+
 function typed<K extends keyof Settings>(key: K, raw: unknown, where: string): Settings[K] {
   try {
     if (key === 'endpoint' && typeof raw === 'object' && raw !== null && 'verbatim' in raw) {
@@ -134,8 +153,13 @@ function typed<K extends keyof Settings>(key: K, raw: unknown, where: string): S
     }
     return coerce(key, raw);
   } catch (err) {
-    if (err instanceof SettingError) throw new CliError(`${where}: ${err.message}`, 2);
-    throw err;
+    if (!(err instanceof SettingError)) throw err;
+    // A named variable says what it is; the setting's own name would only repeat it.
+    const named = where.startsWith('environment: ') && err.message.startsWith(`${err.key}: `);
+    throw new CliError(
+      `${where}: ${named ? err.message.slice(err.key.length + 2) : err.message}`,
+      2,
+    );
   }
 }
 
@@ -157,7 +181,7 @@ export function loadConfig(
     if (flags[key] !== undefined)
       sources[key] = { value: typed(key, flags[key], `--${key}`), source: 'flag' };
     else if (envValues[key] !== undefined)
-      sources[key] = { value: typed(key, envValues[key], 'environment'), source: 'env' };
+      sources[key] = { value: typed(key, envValues[key], envSource(key, env)), source: 'env' };
     else if (fileValues[key] !== undefined)
       sources[key] = { value: fileValues[key], source: 'file' };
     else sources[key] = { value: defaults[key], source: 'default' };

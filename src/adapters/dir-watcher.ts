@@ -3,7 +3,10 @@
 // watch reports every create, delete, rename and write of the files in it, so
 // one watch per directory is enough, and nothing is kept per file: watching
 // 10,000 transcripts costs ~3,700 watches and no per-file state (chokidar,
-// used before, stat-ed and watched every file: 4.6 s and 225 MB to start).
+// used before, stat-ed and watched every file: 4.6 s and 225 MB to start;
+// chokidar 5 set to watch directories only still stat-s every entry and keeps
+// state per directory: 2.9-4.6 s and 202-207 MB, measured against this one in
+// the same sitting, docs/benchmarks.md step 13).
 // No polling: an idle daemon costs ~0 % CPU. Kept from the chokidar days:
 //  - every burst of add/change events on a file is followed by one trailing
 //    `change` 60 ms after its last event (a one-shot timer per burst, not a

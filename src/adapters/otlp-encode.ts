@@ -1,6 +1,6 @@
-// SpanData → OTLP request bytes. http/json goes through the OpenTelemetry JS
-// serializer; http/protobuf through our direct writer (otlp-protobuf.ts), which
-// produces the same bytes as the SDK's ProtobufTraceSerializer, faster.
+// SpanData → OTLP request bytes, through our direct writers (otlp-protobuf.ts,
+// otlp-json.ts), which produce the same bytes as the SDK's Protobuf and JSON
+// trace serializers, faster. The SDK path stays as the reference they must equal.
 // We hand the SDK ReadableSpan objects directly: its tracer would re-time and
 // re-id spans, and its batch processor drops spans on failure, which a backfill
 // cannot afford.
@@ -11,6 +11,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { SpanData } from '../core/span-data.js';
 import { hr, SCOPE } from './otlp-scope.js';
 import { encodeProtobuf } from './otlp-protobuf.js';
+import { encodeJson } from './otlp-json.js';
 
 // The direct writer's pieces, for worker threads and the equivalence test.
 export {
@@ -85,9 +86,7 @@ export function encodeSpans(
   resource: Resource,
   protocol: OtlpProtocol,
 ): Uint8Array {
-  return protocol === 'http/json'
-    ? encodeSpansWithSdk(spans, resource, protocol)
-    : encodeProtobuf(spans, resource);
+  return protocol === 'http/json' ? encodeJson(spans, resource) : encodeProtobuf(spans, resource);
 }
 
 export const contentTypeOf = (protocol: OtlpProtocol): string =>

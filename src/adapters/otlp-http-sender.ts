@@ -7,6 +7,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
+import { readPartialSuccess, type PartialSuccess } from './otlp-response.js';
 
 const gzip = promisify(gzipCb);
 
@@ -39,8 +40,18 @@ export interface AttemptFailure {
   retryAfterMs: number | null;
 }
 
+export type { PartialSuccess } from './otlp-response.js';
+
+/**
+ * ok: the collector answered 2xx. `partial` is its partial_success when it
+ * rejected spans of the request (or warned): per the OTLP spec such a request
+ * is not retried, and the caller must not count its spans as delivered.
+ */
 export type SendResult =
-  { ok: true; attempts: number } | { ok: false; attempts: number; failure: AttemptFailure };
+  | { ok: true; attempts: number; partial: PartialSuccess | null }
+  | { ok: false; attempts: number; failure: AttemptFailure };
+
+type Answer = { failure: AttemptFailure } | { partial: PartialSuccess | null };
 
 const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 
@@ -51,7 +62,7 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
-function attempt(body: Uint8Array, options: SenderOptions): Promise<AttemptFailure | null> {
+function attempt(body: Uint8Array, options: SenderOptions): Promise<Answer> {
   return new Promise((resolve) => {
     const url = new URL(options.url);
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -67,12 +78,13 @@ function attempt(body: Uint8Array, options: SenderOptions): Promise<AttemptFailu
     const onAbort = (): void => {
       req.destroy(new Error('aborted'));
     };
-    const done = (f: AttemptFailure | null): void => {
+    const done = (answer: Answer): void => {
       if (settled) return;
       settled = true;
       options.signal?.removeEventListener('abort', onAbort);
-      resolve(f);
+      resolve(answer);
     };
+    const fail = (failure: AttemptFailure): void => done({ failure });
     const req = request(
       url,
       { method: 'POST', headers, timeout: options.timeoutMs, ...(options.tls ?? {}), agent: false },
@@ -80,18 +92,24 @@ function attempt(body: Uint8Array, options: SenderOptions): Promise<AttemptFailu
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', (err) =>
-          done({ retryable: true, status: 0, message: err.message, retryAfterMs: null }),
+          fail({ retryable: true, status: 0, message: err.message, retryAfterMs: null }),
         );
         res.on('end', () => {
           const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) return done(null);
+          if (status >= 200 && status < 300)
+            return done({
+              partial: readPartialSuccess(
+                Buffer.concat(chunks),
+                String(res.headers['content-type'] ?? options.contentType),
+              ),
+            });
           const header = res.headers['retry-after'];
           const text = Buffer.concat(chunks)
             .toString('utf8')
             .slice(0, 200)
             .replace(/\s+/g, ' ')
             .trim();
-          done({
+          fail({
             retryable: RETRYABLE_STATUS.has(status),
             status,
             message: `HTTP ${status}${text === '' ? '' : `: ${text}`}`,
@@ -104,7 +122,7 @@ function attempt(body: Uint8Array, options: SenderOptions): Promise<AttemptFailu
       req.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
-      done({
+      fail({
         retryable: true,
         status: 0,
         message: err.code === undefined ? err.message : `${err.code} ${err.message}`,
@@ -135,8 +153,9 @@ export async function sendOtlp(payload: Uint8Array, options: SenderOptions): Pro
   const body = options.compression === 'gzip' ? await gzip(payload) : payload;
   let backoff = options.initialBackoffMs;
   for (let attempts = 1; ; attempts += 1) {
-    const failure = await attempt(body, options);
-    if (failure === null) return { ok: true, attempts };
+    const answer = await attempt(body, options);
+    if ('partial' in answer) return { ok: true, attempts, partial: answer.partial };
+    const { failure } = answer;
     const retriesLeft = attempts - 1 < options.maxRetries;
     if (!failure.retryable || !retriesLeft || options.signal?.aborted === true)
       return { ok: false, attempts, failure };

@@ -216,8 +216,22 @@ export async function sessionsInProject(
 }
 
 /**
- * Sessions under a path: a transcript file, a project dir, or a projects root
- * (a dir of project dirs). Throws a CliError when the path has none.
+ * The session a 2.1.x session dir (<proj>/<sid>/, holding subagents/) belongs
+ * to: the one whose transcript <proj>/<sid>.jsonl sits beside it.
+ */
+function sessionOfDir(dir: string, source: DirSource): SessionFiles | null {
+  const sessionId = basename(dir);
+  const projectDir = dirname(dir);
+  if (statOrNull(join(projectDir, `${sessionId}.jsonl`))?.isFile() !== true) return null;
+  return (
+    sessionsInProjectSync(projectDir, undefined, source).find((s) => s.sessionId === sessionId) ??
+    null
+  );
+}
+
+/**
+ * Sessions under a path: a transcript file, a session dir, a project dir, or a
+ * projects root (a dir of project dirs). Throws a CliError when the path has none.
  */
 export function findSessionsSync(
   path: string,
@@ -242,6 +256,8 @@ export function findSessionsSync(
       },
     ];
   }
+  const ofSessionDir = sessionOfDir(path, source);
+  if (ofSessionDir !== null) return [ofSessionDir];
   const direct = sessionsInProjectSync(path, onProblem, source);
   if (direct.length > 0) return direct;
   const nested: SessionFiles[] = [];
@@ -279,4 +295,21 @@ export async function findSessionById(
     }
   }
   throw new CliError(`session ${sessionId} not found under ${projectsRoot}`, 3);
+}
+
+/** Sessions under a projects root whose id starts with `prefix` (a shortened id). */
+export function findSessionsByIdPrefix(projectsRoot: string, prefix: string): SessionFiles[] {
+  const lower = prefix.toLowerCase();
+  const found: SessionFiles[] = [];
+  for (const { name, isDir } of diskSource.list(projectsRoot)) {
+    if (!isDir) continue;
+    const dir = join(projectsRoot, name);
+    const named = diskSource
+      .list(dir)
+      .some((e) => !e.isDir && e.name.toLowerCase().startsWith(lower) && e.name.endsWith('.jsonl'));
+    if (!named) continue;
+    for (const s of sessionsInProjectSync(dir))
+      if (s.sessionId.toLowerCase().startsWith(lower)) found.push(s);
+  }
+  return found;
 }

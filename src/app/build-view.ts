@@ -13,12 +13,15 @@ export function buildView(
 ): { view: WaterfallView; unknownModels: string[] } {
   const rows = buildWaterfall(model);
   const costs = costSession(model, prices);
-  const rowTurn = new Map<string, number>();
-  for (const row of rows)
-    rowTurn.set(
-      row.id,
-      model.tools.get(row.id)?.turnIndex ?? model.agents.get(row.id)?.turnIndex ?? -1,
-    );
+  // Rows bucketed by turn once: a filter per turn is quadratic on long sessions.
+  const rowsOfTurn = new Map<number, string[]>();
+  for (const row of rows) {
+    // An agent no call spawned has a row of its own: its id is the agent's key.
+    const turn = model.tools.get(row.id)?.turnIndex ?? model.agents.get(row.id)?.turnIndex ?? -1;
+    const ids = rowsOfTurn.get(turn);
+    if (ids === undefined) rowsOfTurn.set(turn, [row.id]);
+    else ids.push(row.id);
+  }
   const turns: TurnSummary[] = model.turns.map((t) => ({
     index: t.index,
     label: promptLabel(t.promptText),
@@ -28,7 +31,7 @@ export function buildView(
     inputTokens: t.tokens.input,
     outputTokens: t.tokens.output,
     costUsd: sumCost(t.responseKeys, costs.byResponse),
-    rowIds: rows.filter((r) => rowTurn.get(r.id) === t.index).map((r) => r.id),
+    rowIds: rowsOfTurn.get(t.index) ?? [],
   }));
   const known = turns.map((t) => t.costUsd).filter((c): c is number => c !== null);
   const header = sessionHeaderOf(model);

@@ -1,9 +1,11 @@
 // `ccotel export`: backfill transcripts as OTLP traces, one trace per turn.
-// Batches (≤ 512 spans) are sent one at a time, the next converted while the
-// previous travels; a turn is recorded in the state file only once all its
-// spans were accepted, so a failed run resends exactly the turns that did not
-// make it, with the same ids (a killed run: also those of its last second).
-import { writeFile } from 'node:fs/promises';
+// Batches (≤ --max-batch-spans, default 512) are sent one at a time, the next
+// converted while the previous travels; a turn is recorded in the state file
+// only once all its spans were accepted, so a failed run resends exactly the
+// turns that did not make it, with the same ids (a killed run: also those of
+// its last second). A turn with a span in a request the collector answered
+// with partial_success rejections, or in a span too large to send, is never
+// recorded: the response does not say which spans it dropped.
 import type { PriceTable } from '../core/pricing.js';
 import type { Settings } from '../core/settings.js';
 import type { SpanData } from '../core/span-data.js';
@@ -13,9 +15,11 @@ import type { SpanRange } from '../adapters/otlp-encode.js';
 import { CliError } from '../adapters/cli-error.js';
 import { loadExportState, saveExportState, type ExportState } from './export-state.js';
 import { streamSessionSpans, type TurnSpans } from './session-spans.js';
-import type { SpanSink } from './span-sink.js';
+import type { SinkResult, SpanSink } from './span-sink.js';
+import { DEFAULTS } from '../core/settings.js';
 
-export const MAX_BATCH_SPANS = 512;
+/** The default batch size (the setting is maxBatchSpans); the benches use it. */
+export const MAX_BATCH_SPANS = DEFAULTS.maxBatchSpans;
 /** Least time between two saves of the state file during a run. */
 const SAVE_EVERY_MS = 1000;
 
@@ -41,6 +45,11 @@ export interface ExportSummary {
   spansSent: number;
   /** Spans of the batch that could not be delivered (later ones were not attempted). */
   spansFailed: number;
+  /** Spans the collector said it rejected (partial_success), and its messages. */
+  spansRejected: number;
+  rejectMessages: string[];
+  /** Single spans refused as too large (413) even alone. */
+  tooLarge: { spanId: string; bytes: number }[];
   bytesSent: number;
   requests: number;
   warnings: ReadWarning[];
@@ -52,6 +61,8 @@ interface PendingTurn {
   traceId: string;
   digest: string;
   remaining: number;
+  /** A span of it was rejected or not delivered: never recorded in this run. */
+  failed: boolean;
 }
 
 async function collectSessions(
@@ -94,6 +105,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     turnsDuplicate: 0,
     spansSent: 0,
     spansFailed: 0,
+    spansRejected: 0,
+    rejectMessages: [],
+    tooLarge: [],
     bytesSent: 0,
     requests: 0,
     warnings: listWarnings,
@@ -113,28 +127,57 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   };
   let stateDirty = false;
   let lastSave = performance.now();
+  // Each turn's protobuf fields and digest serve to compare with the state
+  // file, to record the turn and to build the request: a read-only run with
+  // nothing to compare (--force, or no turns recorded) needs none of them.
+  const encode = !options.readOnlyState || (!options.force && Object.keys(state.turns).length > 0);
   const seenTraces = new Set<string>();
   const unknownModels = new Set<string>();
+  const maxBatch = settings.maxBatchSpans;
   let batch: SpanData[] = [];
   let batchRanges: SpanRange[] = [];
   let batchTurns: PendingTurn[] = [];
+  /** The turn of each span of the batch. */
+  let batchOwners: PendingTurn[] = [];
+
+  /** Counts the verdicts; marks the turns of spans not accepted as failed. */
+  const tally = (result: SinkResult, owners: PendingTurn[]): void => {
+    let answered = 0;
+    for (const part of result.parts) {
+      answered = part.to;
+      if (part.outcome === 'accepted') {
+        summary.spansSent += part.to - part.from;
+        continue;
+      }
+      for (let i = part.from; i < part.to; i++) (owners[i] as PendingTurn).failed = true;
+      if (part.outcome === 'rejected') {
+        summary.spansRejected += part.rejectedSpans;
+        if (part.errorMessage !== '' && !summary.rejectMessages.includes(part.errorMessage))
+          summary.rejectMessages.push(part.errorMessage);
+      } else summary.tooLarge.push({ spanId: part.spanId, bytes: part.bytes });
+    }
+    for (let i = answered; i < owners.length; i++) (owners[i] as PendingTurn).failed = true;
+    summary.spansFailed += owners.length - answered;
+  };
 
   /** Sends one batch; `completed` are the turns whose last span is in it. */
   const deliver = async (
     spans: SpanData[],
     ranges: SpanRange[],
+    owners: PendingTurn[],
     completed: PendingTurn[],
   ): Promise<boolean> => {
-    const result = await sink.send(spans, ranges);
+    const result = await sink.send(spans, encode ? ranges : undefined);
     summary.requests += result.attempts;
+    summary.bytesSent += result.bytes;
+    tally(result, owners);
     if (!result.ok) {
-      summary.spansFailed += spans.length;
-      summary.failure = `could not deliver spans to ${sink.description}: ${result.failure.message}`;
+      summary.failure = `could not deliver spans to ${sink.description}: ${result.failure?.message ?? 'no answer'}`;
       return false;
     }
-    summary.spansSent += spans.length;
-    summary.bytesSent += result.bytes;
     for (const turn of completed) {
+      // A read-only run records nothing (its digests may be empty).
+      if (turn.failed || options.readOnlyState) continue;
       state.turns[turn.traceId] = turn.digest;
       stateDirty = true;
     }
@@ -166,13 +209,15 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     if (batch.length === 0) return true;
     const spans = batch;
     const ranges = batchRanges;
+    const owners = batchOwners;
     // Decided now: later batches are built (and `remaining` drops) while this one travels.
     const completed = batchTurns.filter((t) => t.remaining === 0);
     batch = [];
     batchRanges = [];
     batchTurns = [];
+    batchOwners = [];
     if (!(await settle())) return false;
-    inFlight = deliver(spans, ranges, completed).then(
+    inFlight = deliver(spans, ranges, owners, completed).then(
       (ok) => ({ ok }),
       (error: unknown) => ({ error }),
     );
@@ -200,16 +245,20 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         traceId: turn.traceId,
         digest: turn.digest,
         remaining: turn.spans.length,
+        failed: false,
       };
-      // The turn's spans fill batches of MAX_BATCH_SPANS, a turn cut across two if need be.
+      // The turn's spans fill batches of maxBatch, a turn cut across two if need be.
       for (let from = 0; from < turn.spans.length;) {
-        const to = Math.min(turn.spans.length, from + MAX_BATCH_SPANS - batch.length);
-        for (let i = from; i < to; i++) batch.push(turn.spans[i] as SpanData);
+        const to = Math.min(turn.spans.length, from + maxBatch - batch.length);
+        for (let i = from; i < to; i++) {
+          batch.push(turn.spans[i] as SpanData);
+          batchOwners.push(pending);
+        }
         batchRanges.push({ encoded: turn.encoded, from, to });
         pending.remaining -= to - from;
         batchTurns.push(pending);
         from = to;
-        if (batch.length >= MAX_BATCH_SPANS && !(await flush())) {
+        if (batch.length >= maxBatch && !(await flush())) {
           stopped = true;
           // Nothing more can be delivered: stop reading the session too.
           return false;
@@ -222,7 +271,14 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   try {
     for (const files of sessions) {
       // Turns are sent a segment at a time: a transcript of gigabytes is never held whole.
-      const session = await streamSessionSpans(files, options.prices, spanOptions, sendTurns);
+      const session = await streamSessionSpans(
+        files,
+        options.prices,
+        spanOptions,
+        sendTurns,
+        {},
+        encode,
+      );
       summary.warnings.push(...session.warnings);
       for (const m of session.unknownModels) {
         if (!unknownModels.has(m))
@@ -248,8 +304,4 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   }
   await persist();
   return summary;
-}
-
-export async function resetOutFile(path: string): Promise<void> {
-  await writeFile(path, '', { mode: 0o600 });
 }

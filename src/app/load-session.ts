@@ -18,6 +18,8 @@ export interface LoadedSession {
   state: SessionState;
   /** Files whose last line is still being written (not consumed). */
   unterminated: string[];
+  /** For each of those files, the number of that unfinished last line. */
+  unterminatedLine: Map<string, number>;
 }
 
 /** Errors that make one file unreadable without making the session so. */
@@ -34,14 +36,17 @@ class HookError extends Error {
   }
 }
 
-/** Feeds one file's lines into the state; true when its last line is unterminated. */
+/**
+ * Feeds one file's lines into the state. Returns the number of its last line
+ * when that line is unterminated (not consumed), else 0.
+ */
 export async function feed(
   state: SessionState,
   file: string,
   agentId: string | null,
   parse: ParseOptions,
   before?: BeforeRecord,
-): Promise<boolean> {
+): Promise<number> {
   try {
     return await feedFile(state, file, agentId, parse, before);
   } catch (err) {
@@ -55,7 +60,7 @@ export async function feed(
       reason:
         code === 'ENOENT' ? 'file disappeared while being read' : `cannot read file (${code})`,
     });
-    return false;
+    return 0;
   }
 }
 
@@ -71,7 +76,7 @@ async function feedFile(
   agentId: string | null,
   parse: ParseOptions,
   before?: BeforeRecord,
-): Promise<boolean> {
+): Promise<number> {
   const source = { file, agentId };
   const fold = (lines: Line[]): void => {
     for (const line of lines) {
@@ -95,7 +100,7 @@ async function feedFile(
     }
   };
   const result = await readLines(file, before === undefined ? fold : foldWaiting);
-  return result.pendingBytes > 0;
+  return result.pendingBytes > 0 ? result.nextLine : 0;
 }
 
 /** A sidecar's text, or null when it cannot be read. */
@@ -127,10 +132,12 @@ export async function loadSession(
   parse: ParseOptions = {},
 ): Promise<LoadedSession> {
   const state = openSession(files);
-  const unterminated: string[] = [];
-  if (await feed(state, files.mainFile, null, parse)) unterminated.push(files.mainFile);
+  const unterminatedLine = new Map<string, number>();
+  const mainLine = await feed(state, files.mainFile, null, parse);
+  if (mainLine > 0) unterminatedLine.set(files.mainFile, mainLine);
   for (const agent of files.agentFiles) {
-    if (await feed(state, agent.file, agent.agentId, parse)) unterminated.push(agent.file);
+    const line = await feed(state, agent.file, agent.agentId, parse);
+    if (line > 0) unterminatedLine.set(agent.file, line);
   }
-  return { state, unterminated };
+  return { state, unterminated: [...unterminatedLine.keys()], unterminatedLine };
 }

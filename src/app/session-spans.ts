@@ -56,23 +56,31 @@ export function digestOf(spans: SpanData[]): string {
 const digestOfEncoded = (encoded: EncodedSpans): string =>
   hash('sha256', encoded.bytes).slice(0, 32);
 
+/**
+ * What `encoded` and `digest` hold when the caller said it needs neither
+ * (`encode` false: a dry run or --out with nothing to compare, where
+ * encoding and hashing were a tenth of the CPU).
+ */
+export const NOT_ENCODED: EncodedSpans = { bytes: new Uint8Array(0), ends: new Uint32Array(0) };
+
 /** Spans of the model's turns from `firstTurn` on (a segment's own turns). */
 export function spansOfModel(
   model: SessionModel,
   prices: PriceTable,
   options: SpanOptions,
   firstTurn = 0,
+  encode = true,
 ): { turns: TurnSpans[]; unknownModels: string[] } {
   const costs = costSession(model, prices);
   const turns = model.turns.slice(firstTurn).map((turn) => {
     const spans = buildTurnSpans(model, turn.index, costs, options);
-    const encoded = encodeSpanFields(spans);
+    const encoded = encode ? encodeSpanFields(spans) : NOT_ENCODED;
     return {
       traceId: traceIdFor(turn.promptUuid),
       startTime: turn.startTime,
       spans,
       encoded,
-      digest: digestOfEncoded(encoded),
+      digest: encode ? digestOfEncoded(encoded) : '',
     };
   });
   return { turns, unknownModels: costs.unknownModels };
@@ -102,6 +110,8 @@ export async function streamSessionSpans(
   /** Returns false (or a promise of it) to stop reading the session. */
   onTurns: (turns: TurnSpans[]) => void | boolean | Promise<void | boolean>,
   segments: Omit<SegmentReadOptions, 'parse'> = {},
+  /** False: turns come with NOT_ENCODED and an empty digest (see spansOfModel). */
+  encode = true,
 ): Promise<StreamedSession> {
   const unknown = new Set<string>();
   // Linking warnings are derived per segment, not read: kept after the read ones, as finish() does.
@@ -110,7 +120,7 @@ export async function streamSessionSpans(
     files,
     { ...segments, parse: parseOptionsFor(options), windowOf: windowsOf(prices) },
     (model, firstTurn) => {
-      const { turns, unknownModels } = spansOfModel(model, prices, options, firstTurn);
+      const { turns, unknownModels } = spansOfModel(model, prices, options, firstTurn, encode);
       for (const m of unknownModels) unknown.add(m);
       derived.push(...(model.derivedWarnings ?? []));
       return onTurns(turns);

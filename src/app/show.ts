@@ -1,16 +1,18 @@
 // `ccotel show`: one session as a terminal waterfall, JSON rows, or an HTML page.
-import { writeFile } from 'node:fs/promises';
 import { finish } from '../core/assemble.js';
+import { CliError } from '../adapters/cli-error.js';
 import type { ReadWarning, WaterfallRow } from '../core/waterfall-row.js';
 import type { SessionHeader } from '../core/session-header.js';
 import { loadPriceTable } from '../adapters/price-file.js';
 import { windowsOf } from '../core/pricing.js';
+import { writePrivateFile } from '../adapters/private-file.js';
 import { buildView } from './build-view.js';
 import { loadSession } from './load-session.js';
 import { resolveSession } from './resolve-target.js';
 import { renderTerminalWaterfall } from './render/terminal-waterfall.js';
 import { renderHtmlWaterfall } from './render/html-waterfall.js';
 import { scrubWaterfallView } from './scrub-view.js';
+import { describeFilter, filterView, missingTurn, type ViewFilter } from './render/view-filter.js';
 
 export interface ShowOptions {
   target: string;
@@ -20,6 +22,10 @@ export interface ShowOptions {
   pricingFile: string | null;
   color: boolean;
   width: number;
+  /** `--errors`, `--turn`, `--since`, `--until`: what part of the session to show. */
+  filter: ViewFilter;
+  /** `--compact`: one terminal line per turn. */
+  compact: boolean;
 }
 
 /**
@@ -46,13 +52,21 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
   const loaded = await loadSession(files);
   const prices = await loadPriceTable(options.pricingFile ?? undefined);
   const model = finish(loaded.state, windowsOf(prices));
-  const { view, unknownModels } = buildView(model, prices);
+  const built = buildView(model, prices);
+  const { unknownModels } = built;
+  const noTurn = missingTurn(options.filter, built.view);
+  if (noTurn !== null) throw new CliError(noTurn, 2);
+  const view = filterView(built.view, options.filter);
+  const filterNote = describeFilter(options.filter, built.view, view);
   const notes = unknownModels.map((m) => `no price for model ${m}: its cost is left out`);
-  for (const file of loaded.unterminated)
-    notes.push(`${file}: last line not yet complete; left for the next read`);
+  // A one-shot read has no next read: say what the file's end is and that it was skipped.
+  for (const [file, line] of loaded.unterminatedLine)
+    notes.push(
+      `${file}:${line}: no newline at the end of the file; this last line was not read (still being written, or not a transcript)`,
+    );
   if (options.html !== null) {
-    // An HTML file is easily shared: it gets the same scrubbing as exported spans.
-    await writeFile(options.html, renderHtmlWaterfall(scrubWaterfallView(view)), 'utf8');
+    // An HTML file is easily shared: it gets the same scrubbing as exported spans (and is 0600).
+    await writePrivateFile(options.html, renderHtmlWaterfall(scrubWaterfallView(view)), '--html');
     notes.push(`wrote ${options.html}`);
   }
   if (options.format === 'json') {
@@ -69,7 +83,12 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
   }
   if (options.html !== null) return { stdout: '', notes };
   return {
-    stdout: renderTerminalWaterfall(view, { color: options.color, width: options.width }),
+    stdout: renderTerminalWaterfall(view, {
+      color: options.color,
+      width: options.width,
+      compact: options.compact,
+      ...(filterNote === null ? {} : { filterNote }),
+    }),
     notes,
   };
 }

@@ -1,6 +1,7 @@
 // Where a batch of spans goes: an OTLP/HTTP endpoint, an OTLP/JSON file
 // (--out, one request per line), or nowhere (--dry-run, counting only).
-import { appendFile } from 'node:fs/promises';
+// The OTLP sink splits a batch the collector refuses as too large (413) into
+// halves, down to one span, and remembers the size that went through.
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanData } from '../core/span-data.js';
 import type { Settings } from '../core/settings.js';
@@ -10,9 +11,31 @@ import {
   encodeSpans,
   type SpanRange,
 } from '../adapters/otlp-encode.js';
-import { sendOtlp, type AttemptFailure, type SendResult } from '../adapters/otlp-http-sender.js';
+import { encodeJsonLine } from '../adapters/otlp-json.js';
+import { sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
 import { readFileSync } from 'node:fs';
 import { CliError } from '../adapters/cli-error.js';
+import type { PrivateFile } from '../adapters/private-file.js';
+
+/** What became of spans[from, to) of a send. */
+export type SinkPart =
+  | { from: number; to: number; outcome: 'accepted' }
+  /** Answered 2xx with partial_success: the response does not say which spans it dropped. */
+  | { from: number; to: number; outcome: 'rejected'; rejectedSpans: number; errorMessage: string }
+  /** One span the collector refuses as too large (413) even alone. */
+  | { from: number; to: number; outcome: 'too-large'; spanId: string; bytes: number };
+
+export interface SinkResult {
+  /** Every span got a verdict (`parts` cover them all); false: `failure` stopped it. */
+  ok: boolean;
+  /** HTTP attempts made, retries and split halves included. */
+  attempts: number;
+  /** Request bytes of the accepted and rejected parts. */
+  bytes: number;
+  /** In order, contiguous from span 0. */
+  parts: SinkPart[];
+  failure: AttemptFailure | null;
+}
 
 export interface SpanSink {
   readonly description: string;
@@ -21,8 +44,18 @@ export interface SpanSink {
    * span fields (export has them from hashing each turn): the protobuf
    * request is then assembled from them rather than encoded a second time.
    */
-  send(spans: SpanData[], encoded?: SpanRange[]): Promise<SendResult & { bytes: number }>;
+  send(spans: SpanData[], encoded?: SpanRange[]): Promise<SinkResult>;
+  /** Makes the output final (the --out file appears); a no-op for the network. */
+  close?(): Promise<void>;
 }
+
+const acceptedAll = (count: number, bytes: number): SinkResult => ({
+  ok: true,
+  attempts: 1,
+  bytes,
+  parts: count === 0 ? [] : [{ from: 0, to: count, outcome: 'accepted' }],
+  failure: null,
+});
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -46,46 +79,91 @@ export function otlpSink(settings: Settings, resource: Resource, retry: RetryPol
     cert: readPem(settings.tlsCert, 'client certificate'),
     key: readPem(settings.tlsKey, 'client key'),
   };
+  const post = (body: Uint8Array) =>
+    sendOtlp(body, {
+      url: settings.endpoint,
+      headers: settings.headers,
+      contentType: contentTypeOf(settings.protocol),
+      compression: settings.compression,
+      timeoutMs: settings.timeoutMs,
+      maxRetries: retry.maxRetries,
+      initialBackoffMs: 1000,
+      maxBackoffMs: retry.maxBackoffMs,
+      maxRetryAfterMs: 60_000,
+      tls,
+      ...(retry.signal === undefined ? {} : { signal: retry.signal }),
+      ...(retry.onRetry === undefined ? {} : { onRetry: retry.onRetry }),
+    });
+  // Learned from a 413: the largest request size (in spans) worth trying.
+  let cap = Infinity;
   return {
     description: settings.endpoint,
     async send(spans, encoded) {
-      const body =
-        encoded !== undefined && settings.protocol === 'http/protobuf'
+      const result: SinkResult = { ok: true, attempts: 0, bytes: 0, parts: [], failure: null };
+      const encode = (from: number, to: number): Uint8Array =>
+        from === 0 &&
+        to === spans.length &&
+        encoded !== undefined &&
+        settings.protocol === 'http/protobuf'
           ? assembleRequest(encoded, resource)
-          : encodeSpans(spans, resource, settings.protocol);
-      const result = await sendOtlp(body, {
-        url: settings.endpoint,
-        headers: settings.headers,
-        contentType: contentTypeOf(settings.protocol),
-        compression: settings.compression,
-        timeoutMs: settings.timeoutMs,
-        maxRetries: retry.maxRetries,
-        initialBackoffMs: 1000,
-        maxBackoffMs: retry.maxBackoffMs,
-        maxRetryAfterMs: 60_000,
-        tls,
-        ...(retry.signal === undefined ? {} : { signal: retry.signal }),
-        ...(retry.onRetry === undefined ? {} : { onRetry: retry.onRetry }),
-      });
-      return { ...result, bytes: body.byteLength };
+          : encodeSpans(spans.slice(from, to), resource, settings.protocol);
+      /** Sends spans[from, to); false once a failure other than 413 stopped it. */
+      const sendRange = async (from: number, to: number): Promise<boolean> => {
+        const body = encode(from, to);
+        const answer = await post(body);
+        result.attempts += answer.attempts;
+        if (answer.ok) {
+          result.bytes += body.byteLength;
+          const p = answer.partial;
+          result.parts.push(
+            p === null || p.rejectedSpans === 0
+              ? { from, to, outcome: 'accepted' }
+              : { from, to, outcome: 'rejected', ...p },
+          );
+          return true;
+        }
+        if (answer.failure.status === 413) {
+          if (to - from === 1) {
+            const spanId = spans[from]?.spanId ?? '?';
+            result.parts.push({ from, to, outcome: 'too-large', spanId, bytes: body.byteLength });
+            return true;
+          }
+          const mid = from + Math.ceil((to - from) / 2);
+          cap = Math.min(cap, mid - from);
+          return (await sendRange(from, mid)) && sendRange(mid, to);
+        }
+        result.ok = false;
+        result.failure = answer.failure;
+        return false;
+      };
+      for (let from = 0; from < spans.length;) {
+        const to = Math.min(spans.length, from + cap);
+        if (!(await sendRange(from, to))) break;
+        from = to;
+      }
+      return result;
     },
   };
 }
 
-export function fileSink(path: string, resource: Resource): SpanSink {
+/** OTLP/JSON requests, one per line, into a private file that appears whole at close(). */
+export function fileSink(out: PrivateFile, resource: Resource): SpanSink {
   return {
-    description: path,
+    description: out.path,
     async send(spans) {
-      const body = encodeSpans(spans, resource, 'http/json');
-      await appendFile(path, `${Buffer.from(body).toString('utf8')}\n`, { mode: 0o600 });
-      return { ok: true, attempts: 1, bytes: body.byteLength };
+      // Written as the encoder's bytes: no decoding into a string to encode it again.
+      const line = encodeJsonLine(spans, resource);
+      await out.append(line);
+      return acceptedAll(spans.length, line.byteLength - 1);
     },
+    close: () => out.commit(),
   };
 }
 
+/** --dry-run: every span "accepted", nothing sent. */
 export function countingSink(): SpanSink {
   return {
     description: 'dry run',
-    send: (spans) => Promise.resolve({ ok: true, attempts: 0, bytes: spans.length * 0 }),
+    send: (spans) => Promise.resolve({ ...acceptedAll(spans.length, 0), attempts: 0 }),
   };
 }

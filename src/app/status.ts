@@ -7,6 +7,7 @@ import { sessionsInProject, type SessionFiles } from '../adapters/session-files.
 import { readLines } from '../adapters/read-lines.js';
 import { CliError } from '../adapters/cli-error.js';
 import { parseRecord } from '../core/parse-record.js';
+import { cwdFromProjectDirName } from '../core/project-dir-name.js';
 import {
   initialStatus,
   stepStatus,
@@ -15,6 +16,7 @@ import {
   type LiveStatus,
 } from '../core/session-status.js';
 import { renderStatusJson, renderStatusTable } from './status-view.js';
+import { cleanupWarnings } from './cleanup-warning.js';
 
 export interface StatusCommandOptions {
   projectsDirs: string[];
@@ -23,6 +25,8 @@ export interface StatusCommandOptions {
   now: number;
   staleAfterMs: number;
   format: 'table' | 'json';
+  /** Where export state is: given, sessions close to Claude Code's cleanup are warned of. */
+  stateDir?: string;
 }
 
 export interface SessionStatusRow {
@@ -64,6 +68,10 @@ async function sessionsUnder(root: string): Promise<SessionFiles[]> {
   return all;
 }
 
+/** A Windows-side project's cwd read from its dir name (C--Users-…), for transcripts without one. */
+const projectCwd = (files: SessionFiles): string | null =>
+  cwdFromProjectDirName(basename(files.projectDir));
+
 async function feed(status: LiveStatus, file: string, fromAgentFile: boolean): Promise<void> {
   await readLines(file, (lines) => {
     for (const line of lines) {
@@ -103,8 +111,8 @@ async function readSession(
     return null;
   return {
     sessionId: files.sessionId,
-    project: snap.cwd ?? basename(files.projectDir),
-    cwd: snap.cwd,
+    project: snap.cwd ?? projectCwd(files) ?? basename(files.projectDir),
+    cwd: snap.cwd ?? projectCwd(files),
     state: snap.state,
     stale: snap.stale,
     retrying: snap.retrying,
@@ -151,6 +159,10 @@ export async function collectStatus(
 
 export async function status(options: StatusCommandOptions): Promise<StatusResult> {
   const { rows, notes } = await collectStatus(options);
+  if (options.stateDir !== undefined) {
+    const { projectsDirs: roots, stateDir, now } = options;
+    notes.push(...(await cleanupWarnings({ roots, stateDir, now })));
+  }
   const stdout =
     options.format === 'json'
       ? renderStatusJson(rows)

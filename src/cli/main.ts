@@ -20,6 +20,13 @@ function stopSignal(): Promise<string> {
   return stop;
 }
 
+// A reader that went away (`ccotel show --json | head -c 100`) has what it wanted:
+// end quietly, with the command's own exit code so far (0 for show).
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+});
+
 const io: CommandIo = {
   stdout: (t) => process.stdout.write(t),
   stderr: (t) => process.stderr.write(t),

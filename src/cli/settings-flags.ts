@@ -6,7 +6,7 @@ import { CliError } from '../adapters/cli-error.js';
 import { loadPriceTable } from '../adapters/price-file.js';
 import { buildResource, parseKeyValueList } from '../adapters/resource.js';
 import type { PriceTable } from '../core/pricing.js';
-import type { Settings } from '../core/settings.js';
+import { coerce, SettingError, type Settings } from '../core/settings.js';
 
 export const SETTINGS_FLAGS = {
   endpoint: { type: 'string' },
@@ -27,6 +27,7 @@ export const SETTINGS_FLAGS = {
   'key-file': { type: 'string' },
   'log-level': { type: 'string' },
   'idle-timeout': { type: 'string' },
+  'max-batch-spans': { type: 'string' },
 } as const;
 
 export const SETTINGS_HELP = `Export options (flags override the environment, which overrides the config file):
@@ -40,8 +41,10 @@ export const SETTINGS_HELP = `Export options (flags override the environment, wh
   --resource K=V           resource attribute, repeatable (OTEL_RESOURCE_ATTRIBUTES)
   --content MODE           none | labels (default) | full; secrets are scrubbed in every mode
   --max-attribute-bytes N  cap for content attributes in full mode (default 2048)
+  --max-batch-spans N      spans per request (default 512; CCOTEL_MAX_BATCH_SPANS); halved on HTTP 413
   --state-dir DIR          where state is kept (default $XDG_STATE_HOME/ccotel)
-  --projects-dir DIR       transcript root, repeatable (default $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects)
+  --projects-dir DIR       transcript root, repeatable (default: $CLAUDE_CONFIG_DIR/projects, else
+                           ~/.config/claude/projects and ~/.claude/projects, those that exist)
   --pricing FILE           price table (default: bundled config/pricing.json)
   --config FILE            config file (default $CCOTEL_CONFIG or $XDG_CONFIG_HOME/ccotel/config.json)
 `;
@@ -57,6 +60,38 @@ export function parseDuration(text: string, flag: string): number {
   return Math.round(n * factor);
 }
 
+/** Settings whose flag is not the setting's name in kebab case. */
+const FLAG_NAMES: Partial<Record<keyof Settings, string>> = {
+  headers: '--header',
+  timeoutMs: '--timeout',
+  projectsDirs: '--projects-dir',
+  tlsCa: '--ca-file',
+  tlsCert: '--cert-file',
+  tlsKey: '--key-file',
+  idleTimeoutMs: '--idle-timeout',
+};
+
+/** The flag a user types for a setting: maxAttributeBytes → --max-attribute-bytes. */
+export function flagName(key: keyof Settings): string {
+  return FLAG_NAMES[key] ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/**
+ * Checks a flag's value here, where the flag is known, so that the error names
+ * it as typed (`--log-level: must be one of …`), not the setting behind it.
+ */
+function checkFlag(key: keyof Settings, value: unknown): void {
+  try {
+    coerce(key, value);
+  } catch (err) {
+    if (!(err instanceof SettingError)) throw err;
+    const reason = err.message.startsWith(`${err.key}: `)
+      ? err.message.slice(err.key.length + 2)
+      : err.message;
+    throw new CliError(`${flagName(key)}: ${reason}`, 2);
+  }
+}
+
 type Values = {
   [K in keyof typeof SETTINGS_FLAGS]?: (typeof SETTINGS_FLAGS)[K] extends { multiple: true }
     ? string[]
@@ -69,7 +104,9 @@ export function settingsFromFlags(values: Values): {
 } {
   const flags: FlagValues = {};
   const put = (key: keyof FlagValues, v: unknown): void => {
-    if (v !== undefined) flags[key] = v;
+    if (v === undefined) return;
+    checkFlag(key, v);
+    flags[key] = v;
   };
   put('endpoint', values.endpoint);
   put('protocol', values.protocol);
@@ -95,6 +132,7 @@ export function settingsFromFlags(values: Values): {
   put('tlsCert', values['cert-file']);
   put('tlsKey', values['key-file']);
   put('logLevel', values['log-level']);
+  put('maxBatchSpans', values['max-batch-spans']);
   if (values['idle-timeout'] !== undefined)
     flags.idleTimeoutMs = parseDuration(values['idle-timeout'], '--idle-timeout');
   return { flags, configFile: values.config };

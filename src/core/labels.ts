@@ -2,15 +2,56 @@
 // A label always starts with the tool name, so it still says something when
 // content capture is off and only the name survives. Cuts fall on token
 // boundaries (clip.ts) so a label never ends in half a secret.
+//
+// A label shows what tells calls apart: a Bash label drops the set-up
+// prefixes Claude Code puts before most commands (`cd <dir> &&`, `export X=…
+// &&`, `set -e;`), and a file path is relative to the session's cwd when
+// inside it, otherwise shortened from the left (`…/src/auth.ts`). The full
+// command and path stay in the call's input.
 import { clipAtBoundary } from './clip.js';
 
 export const MAX_LABEL_LENGTH = 120;
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
 
-function relativeTo(cwd: string | null, path: string): string {
-  if (cwd !== null && cwd !== '' && path.startsWith(cwd + '/')) return path.slice(cwd.length + 1);
-  return path;
+/** Paths longer than this are shortened from the left. */
+export const MAX_PATH_LENGTH = 40;
+
+/**
+ * Inside the cwd: the relative path. Elsewhere: the last two segments, since
+ * the absolute prefix is the same noise on every row. Either way no longer than
+ * MAX_PATH_LENGTH when whole trailing segments allow it (the file name is always kept).
+ */
+export function shortPath(path: string, cwd: string | null): string {
+  const base = cwd === null ? '' : cwd.replace(/\/+$/, '');
+  const inside = base !== '' && path.startsWith(base + '/');
+  const shown = inside ? path.slice(base.length + 1) : path;
+  const segments = shown.split('/');
+  // A short absolute path (`/etc/hosts`) says more whole than shortened.
+  const keepAtMost = inside || segments.filter((x) => x !== '').length <= 3 ? segments.length : 2;
+  let kept = segments.slice(-Math.min(keepAtMost, segments.length)).join('/');
+  while (kept.length > MAX_PATH_LENGTH && kept.includes('/'))
+    kept = kept.slice(kept.indexOf('/') + 1);
+  return kept === shown ? shown : `…/${kept}`;
+}
+
+// One set-up step and the `&&` or `;` after it: `cd dir`, `pushd dir`,
+// `export A=1 B="x y"`, `set -euo pipefail`. Arguments may be quoted.
+const ARG = String.raw`(?:"[^"]*"|'[^']*'|[^\s;&|'"])+`;
+const SETUP_STEP = new RegExp(
+  String.raw`^\s*(?:(?:cd|pushd)\s+${ARG}|export(?:\s+[A-Za-z_][A-Za-z0-9_]*=${ARG}?)+|set\s+[-+][A-Za-z]+(?:\s+[a-z]+)?)\s*(?:&&|;)\s*`,
+);
+
+/** A command without its leading set-up steps; the whole command when nothing else is left. */
+export function distinctiveCommand(command: string): string {
+  let rest = command;
+  // Each pass removes one step; a command has few, the bound only guards odd input.
+  for (let i = 0; i < 20; i++) {
+    const m = SETUP_STEP.exec(rest);
+    if (m === null) break;
+    rest = rest.slice(m[0].length);
+  }
+  return rest.trim() === '' ? command : rest;
 }
 
 function oneLine(text: string): string {
@@ -21,16 +62,16 @@ function oneLine(text: string): string {
 function subject(name: string, input: Record<string, unknown>, cwd: string | null): string | null {
   const path = str(input.file_path) ?? str(input.notebook_path) ?? str(input.path);
   switch (name) {
-    case 'Bash':
-      return str(input.description) !== null && str(input.command) === null
-        ? str(input.description)
-        : str(input.command);
+    case 'Bash': {
+      const command = str(input.command);
+      return command === null ? str(input.description) : distinctiveCommand(command);
+    }
     case 'Read':
     case 'Write':
     case 'Edit':
     case 'MultiEdit':
     case 'NotebookEdit':
-      return path === null ? null : relativeTo(cwd, path);
+      return path === null ? null : shortPath(path, cwd);
     case 'Glob':
     case 'Grep':
       return str(input.pattern);

@@ -324,6 +324,37 @@ const DEFS: readonly PatternDef[] = [
       '`-u user:password` / `--user user:password` command-line credentials (user kept).',
   },
   {
+    name: 'cookie-flag',
+    // curl's `-b` / `--cookie` (session cookies, or a file of them) and `--cookie-jar`. The
+    // short `-b` means other things to other programs (`git checkout -b`), so it counts only
+    // after `curl` in the same command (up to a pipe, `;` or `&`).
+    pre:
+      String.raw`(?:\bcurl\b[^\r\n|;&]{0,400}?(?<![A-Za-z0-9_-])-b|(?<![A-Za-z0-9_-])--cookie(?:-jar)?)` +
+      String.raw`(?:[ \t]*=[ \t]*|[ \t]+)${OPT_QUOTE}`,
+    secret: PAIR_VALUE,
+    flags: '',
+    hint: (t) => t.includes('--cookie') || (t.includes('curl') && t.includes('-b')),
+    description:
+      'curl `-b` / `--cookie` values (`name=value; …` or a cookie file) and `--cookie-jar` files, quoted values whole.',
+  },
+  {
+    name: 'mysql-password-flag',
+    // `mysql -pSECRET` (the password attached; `-p` alone prompts, `-p db` names a database).
+    pre: String.raw`\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\r\n|;&]{0,400}?(?<![A-Za-z0-9_-])-p(?=[^\s-])${OPT_QUOTE}`,
+    secret: PAIR_VALUE,
+    flags: '',
+    hint: (t) => (t.includes('mysql') || t.includes('mariadb')) && t.includes('-p'),
+    description: 'MySQL / MariaDB client passwords given attached: `mysql -u app -pSECRET`.',
+  },
+  {
+    name: 'sshpass-password',
+    pre: String.raw`\bsshpass[ \t]+-p[ \t]*${OPT_QUOTE}`,
+    secret: PAIR_VALUE,
+    flags: '',
+    hint: (t) => t.includes('sshpass'),
+    description: '`sshpass -p SECRET`.',
+  },
+  {
     name: 'netrc-password',
     pre: String.raw`\blogin\s+\S+\s+password\s+`,
     secret: String.raw`\S+`,

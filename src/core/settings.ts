@@ -20,6 +20,8 @@ export interface Settings {
   resource: Record<string, string>;
   content: ContentMode;
   maxAttributeBytes: number;
+  /** Spans per OTLP request (a collector answering 413 gets halves of it). */
+  maxBatchSpans: number;
   stateDir: string | null;
   projectsDirs: string[];
   pricing: string | null;
@@ -44,6 +46,7 @@ export const DEFAULTS: Settings = {
   resource: {},
   content: 'labels',
   maxAttributeBytes: 2048,
+  maxBatchSpans: 512,
   stateDir: null,
   projectsDirs: [],
   pricing: null,
@@ -116,6 +119,7 @@ export function coerce<K extends keyof Settings>(key: K, raw: unknown): Settings
         return oneOf(['debug', 'info', 'warn', 'error'] as const);
       case 'timeoutMs':
       case 'maxAttributeBytes':
+      case 'maxBatchSpans':
       case 'idleTimeoutMs':
         return positiveInt();
       case 'headers':

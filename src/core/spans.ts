@@ -145,6 +145,7 @@ function chatSpan(ctx: TurnContext, r: ApiResponse): SpanData {
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': PROVIDER,
       'gen_ai.conversation.id': ctx.model.sessionId,
+      'session.id': ctx.model.sessionId,
       'gen_ai.request.model': model,
       'gen_ai.response.model': model,
       'gen_ai.response.id': r.messageId,
@@ -186,6 +187,7 @@ function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
     attributes: withoutNulls({
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.conversation.id': ctx.model.sessionId,
+      'session.id': ctx.model.sessionId,
       'gen_ai.tool.name': t.name,
       'gen_ai.tool.call.id': t.id,
       'gen_ai.tool.type': 'function',
@@ -234,10 +236,11 @@ function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
     startMs: start,
     endMs,
     attributes: withoutNulls({
+      // No gen_ai.provider.name: gen_ai.invocation.internal has none (docs/spans.md).
       'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.provider.name': PROVIDER,
       'gen_ai.agent.name': a.agentType,
       'gen_ai.conversation.id': ctx.model.sessionId,
+      'session.id': ctx.model.sessionId,
       'gen_ai.invocation.is_nested': true,
       'claude_code.agent.id': a.agentId ?? a.key,
       'claude_code.agent.type': a.fork ? 'fork' : undefined,
@@ -298,7 +301,6 @@ function rootSpan(ctx: TurnContext, previous: Turn | undefined, children: SpanDa
     attributes: withoutNulls({
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': ROOT_AGENT_NAME,
-      'gen_ai.provider.name': PROVIDER,
       'gen_ai.conversation.id': model.sessionId,
       'gen_ai.invocation.is_nested': false,
       'session.id': model.sessionId,

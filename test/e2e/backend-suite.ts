@@ -16,14 +16,15 @@ import {
 import {
   SUBAGENT_TOOL_SPAN_NAMES,
   TURN_ROOT_NAME,
+  expectSameSpans,
   expectTurnTrace,
   groupByTrace,
   readExportFile,
   spansFromOtlpJson,
   subagentSpans,
   treeShape,
-  type AttributeValue,
   type FlatSpan,
+  type SpanComparison,
 } from './trace-tree.js';
 
 export interface StartedBackend {
@@ -40,6 +41,11 @@ export interface BackendSuiteOptions {
   readonly name: string;
   /** Starts the container; includes the image pull on a first run. */
   start(): Promise<StartedBackend>;
+  /**
+   * How this backend may alter stored spans (see SpanComparison); the real-backend suite
+   * (real-backends.test.ts) compares Jaeger with the same expectSameSpans and no allowance.
+   */
+  readonly comparison?: SpanComparison;
   /** Backend-specific tests, run after the shared ones against the same container. */
   extraTests?(backend: () => StartedBackend): void;
 }
@@ -47,8 +53,6 @@ export interface BackendSuiteOptions {
 /** Image pulls on a cold machine dominate; the scenario itself takes seconds. */
 const SETUP_TIMEOUT_MS = 300_000;
 const READ_BACK_TIMEOUT_MS = 120_000;
-/** Tempo truncates attribute values above max_attribute_bytes (2048 by default). */
-const COMPARED_STRING_PREFIX = 1_024;
 
 export function defineBackendSuite(runtime: RuntimeProbe, options: BackendSuiteOptions): void {
   if (!runtime.available) console.warn(skipNotice(options.name, runtime));
@@ -100,7 +104,7 @@ export function defineBackendSuite(runtime: RuntimeProbe, options: BackendSuiteO
     }, 60_000);
 
     it(
-      'stores every span ccotel exported, in the same tree, with the same attributes',
+      'stores every span exactly as `export --out` wrote it (ids, tree, times, status, attributes, links, resource)',
       async () => {
         const started = backend;
         if (started === undefined) throw new Error('the backend did not start');
@@ -118,13 +122,7 @@ export function defineBackendSuite(runtime: RuntimeProbe, options: BackendSuiteO
           );
           stored.set(traceId, got);
           expect(treeShape(got), `tree of trace ${traceId}`).toEqual(treeShape(spans));
-          for (const span of spans) {
-            const twin = got.find((s) => s.spanId === span.spanId);
-            expect(
-              comparable(twin?.attributes ?? {}),
-              `attributes of ${span.name} (${span.spanId})`,
-            ).toEqual(comparable(span.attributes));
-          }
+          expectSameSpans(`${options.name}, trace ${traceId}`, got, spans, options.comparison);
         }
       },
       READ_BACK_TIMEOUT_MS * 2,
@@ -165,15 +163,4 @@ export function defineBackendSuite(runtime: RuntimeProbe, options: BackendSuiteO
       return backend;
     });
   });
-}
-
-/** Attributes as compared across the wire: long strings only by their prefix (see above). */
-function comparable(
-  attributes: Readonly<Record<string, AttributeValue>>,
-): Record<string, AttributeValue> {
-  const result: Record<string, AttributeValue> = {};
-  for (const [key, value] of Object.entries(attributes)) {
-    result[key] = typeof value === 'string' ? value.slice(0, COMPARED_STRING_PREFIX) : value;
-  }
-  return result;
 }

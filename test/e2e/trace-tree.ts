@@ -18,8 +18,27 @@ export interface FlatSpan {
   readonly name: string;
   readonly kind: string;
   readonly status: 'UNSET' | 'OK' | 'ERROR';
+  /** '' when there is none. */
+  readonly statusMessage: string;
+  /** Unix nanoseconds as a decimal string (exact: more digits than a double holds). */
+  readonly startTimeUnixNano: string;
+  readonly endTimeUnixNano: string;
   readonly attributes: Readonly<Record<string, AttributeValue>>;
+  readonly links: readonly FlatLink[];
+  readonly events: readonly FlatEvent[];
   readonly resource: Readonly<Record<string, AttributeValue>>;
+}
+
+export interface FlatLink {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly attributes: Readonly<Record<string, AttributeValue>>;
+}
+
+export interface FlatEvent {
+  readonly name: string;
+  readonly timeUnixNano: string;
+  readonly attributes: Readonly<Record<string, AttributeValue>>;
 }
 
 export const TURN_ROOT_NAME = 'invoke_agent Claude Code';
@@ -84,6 +103,30 @@ function statusName(value: unknown): FlatSpan['status'] {
   return 'UNSET';
 }
 
+/** 64-bit nanoseconds given as a JSON string or number, as an exact decimal string. */
+function nanos(value: unknown): string {
+  if (typeof value === 'string' && /^\d+$/.test(value)) return BigInt(value).toString();
+  if (typeof value === 'number' && Number.isFinite(value))
+    return BigInt(Math.round(value)).toString();
+  return '0';
+}
+
+function links(value: unknown): FlatLink[] {
+  return list(value).map((link) => ({
+    traceId: normaliseId(rec(link).traceId, 16),
+    spanId: normaliseId(rec(link).spanId, 8),
+    attributes: attributes(rec(link).attributes),
+  }));
+}
+
+function events(value: unknown): FlatEvent[] {
+  return list(value).map((event) => ({
+    name: typeof rec(event).name === 'string' ? String(rec(event).name) : '',
+    timeUnixNano: nanos(rec(event).timeUnixNano),
+    attributes: attributes(rec(event).attributes),
+  }));
+}
+
 function resourceSpansOf(document: unknown): unknown[] {
   const doc = rec(document);
   for (const candidate of [
@@ -116,7 +159,13 @@ export function spansFromOtlpJson(document: unknown): FlatSpan[] {
           name: typeof s.name === 'string' ? s.name : '',
           kind: kindName(s.kind),
           status: statusName(s.status),
+          statusMessage:
+            typeof rec(s.status).message === 'string' ? String(rec(s.status).message) : '',
+          startTimeUnixNano: nanos(s.startTimeUnixNano),
+          endTimeUnixNano: nanos(s.endTimeUnixNano),
           attributes: attributes(s.attributes),
+          links: links(s.links),
+          events: events(s.events),
           resource,
         };
       }),
@@ -183,4 +232,106 @@ export function subagentSpans(
   return spans
     .filter((s) => s.name.startsWith('invoke_agent ') && s.name !== TURN_ROOT_NAME)
     .map((span) => ({ span, parent: byId.get(span.parentSpanId) }));
+}
+
+/**
+ * How a backend may legitimately alter what it stores; the default is "not at all". Each
+ * allowance is one documented rewrite of the backend, applied to the expected span, so anything
+ * else that differs still fails.
+ */
+export interface SpanComparison {
+  /** Compare string values (attributes, resource) by this many leading characters only. */
+  readonly stringPrefix?: number;
+  /**
+   * Jaeger's write-time sanitizer (internal/jptrace/sanitizer/negative_duration_santizer.go):
+   * a span whose end is not after its start is stored with end = start + 1 ns and an
+   * `@jaeger@warnings` attribute saying so. ccotel writes zero-length spans where a transcript
+   * gives one timestamp for both ends.
+   */
+  readonly jaegerDurationSanitizer?: boolean;
+  /**
+   * Jaeger's v1 span model (Badger and the other v1 stores) keeps a link as a FOLLOWS_FROM
+   * reference: the link's own attributes are lost and come back as
+   * `opentracing.ref_type: follows_from`.
+   */
+  readonly linksAsJaegerReferences?: boolean;
+}
+
+const JAEGER_WARNINGS = '@jaeger@warnings';
+
+/** The span as the backend is documented to store it (see SpanComparison). */
+function asStored(span: FlatSpan, options: SpanComparison): FlatSpan {
+  let stored = span;
+  if (
+    options.jaegerDurationSanitizer === true &&
+    BigInt(span.endTimeUnixNano) <= BigInt(span.startTimeUnixNano)
+  ) {
+    stored = {
+      ...stored,
+      endTimeUnixNano: (BigInt(span.startTimeUnixNano) + 1n).toString(),
+      attributes: {
+        ...stored.attributes,
+        [JAEGER_WARNINGS]: [expect.stringMatching(/^Negative duration detected/) as string],
+      },
+    };
+  }
+  if (options.linksAsJaegerReferences === true) {
+    stored = {
+      ...stored,
+      links: stored.links.map((link) => ({
+        ...link,
+        attributes: { 'opentracing.ref_type': 'follows_from' },
+      })),
+    };
+  }
+  return stored;
+}
+
+function comparableValues(
+  values: Readonly<Record<string, AttributeValue>>,
+  prefix: number | undefined,
+): Record<string, AttributeValue> {
+  const result: Record<string, AttributeValue> = {};
+  for (const key of Object.keys(values).sort()) {
+    const value = values[key] ?? null;
+    result[key] =
+      typeof value === 'string' && prefix !== undefined ? value.slice(0, prefix) : value;
+  }
+  return result;
+}
+
+/** A span as compared across the wire: every field, attribute maps in key order. */
+export function comparableSpan(span: FlatSpan, options: SpanComparison = {}): unknown {
+  const values = (v: Readonly<Record<string, AttributeValue>>): Record<string, AttributeValue> =>
+    comparableValues(v, options.stringPrefix);
+  return {
+    ...span,
+    attributes: values(span.attributes),
+    resource: values(span.resource),
+    links: span.links.map((link) => ({ ...link, attributes: values(link.attributes) })),
+    events: span.events.map((event) => ({ ...event, attributes: values(event.attributes) })),
+  };
+}
+
+/**
+ * What a backend returned equals what ccotel wrote, span for span: ids, parent, name, kind, times,
+ * status code and message, every attribute, links, events and the resource. Each span is its own
+ * assertion, so a failure names the span and shows only its differences.
+ */
+export function expectSameSpans(
+  label: string,
+  got: readonly FlatSpan[],
+  expected: readonly FlatSpan[],
+  options: SpanComparison = {},
+): void {
+  const ids = (spans: readonly FlatSpan[]): string[] => spans.map((s) => s.spanId).sort();
+  expect(ids(got), `${label}: span ids`).toEqual(ids(expected));
+  const byId = new Map(got.map((span) => [span.spanId, span]));
+  for (const span of expected) {
+    const twin = byId.get(span.spanId);
+    expect(
+      twin === undefined ? undefined : comparableSpan(twin, options),
+      `${label}: ${span.name} (${span.spanId})`,
+    ).toEqual(comparableSpan(asStored(span, options), options));
+  }
 }

@@ -80,12 +80,12 @@ const noStack = (run: CliRun): void => {
     expect(line).toMatch(/^ccotel: /);
 };
 
-/** Traces of spans that were in a request the receiver did not acknowledge. */
+/** Traces of spans that were in a request the receiver did not acknowledge, or acknowledged in part. */
 function unacknowledgedTraces(receiver: OtlpReceiver): Set<string> {
   return new Set(
     receiver
       .requests()
-      .filter((r) => r.status < 200 || r.status >= 300)
+      .filter((r) => r.status < 200 || r.status >= 300 || (r.rejected ?? 0) > 0)
       .flatMap((r) => r.spans.map((s) => s.traceId)),
   );
 }
@@ -191,11 +191,11 @@ describe('export: error statuses', () => {
       // The re-run skipped the turns fully delivered in batch 1.
       expect(o.runs[1]?.code).toBe(0);
     }));
-  it('413 on the third batch', () =>
+  it('413 once on the third batch: split in halves and resent in the same run', () =>
     faultCase(
-      '413 on batch 3',
+      '413 on batch 3 (halves resent)',
       once([{ status: 200 }, { status: 200 }, { status: 413, body: 'too large' }]),
-      failedFirst,
+      succeededFirst,
     ));
   it('400 on the first batch', () =>
     faultCase('400 on batch 1', once([{ status: 400, body: 'bad span' }]), failedFirst));
@@ -298,7 +298,9 @@ describe('export: random fault sequences', () => {
               ? 'reset'
               : 'hang' in s
                 ? 'hang'
-                : `${s.status}${s.delayMs ? '/slow' : ''}`,
+                : 'rejectSpans' in s
+                  ? 'partial'
+                  : `${s.status}${s.delayMs ? '/slow' : ''}`,
           )
           .join(' ');
         await faultCase(
@@ -318,6 +320,146 @@ describe('export: random fault sequences', () => {
       fuzz(4, { endOnFailure: true }),
     );
   }, 240_000);
+});
+
+describe('export: collectors that accept only part of a request', () => {
+  // One span in five of every request dropped, as a quota or an ingester limit would.
+  const oneInFive = { rejectSpans: (n: number) => Math.ceil(n / 5), message: 'quota exceeded' };
+  const rejectedFirst = ({ runs }: Outcome): void => {
+    const first = runs[0];
+    expect(first?.code).toBe(1);
+    expect(first?.stderr.trim().split('\n')).toHaveLength(1);
+    expect(first?.stderr).toMatch(
+      /^ccotel: the collector at http:\/\/127\.0\.0\.1:\d+\/v1\/traces rejected \d+ spans \(partial success: quota exceeded\); those turns stay unrecorded and will be resent whole, same ids$/m,
+    );
+    expect(first?.stdout).toBe('');
+    // The re-run resent the rejected requests' turns and delivered everything.
+    expect(runs[1]?.code).toBe(0);
+  };
+  for (const protocol of ['http/protobuf', 'http/json'])
+    it(`partial_success (${protocol}): exit 1 naming the count and message; the re-run resends those turns whole`, () =>
+      faultCase(
+        `partial_success 1 in 5 (${protocol})`,
+        async (receiver, stateDir) => {
+          receiver.setMode(oneInFive);
+          return [await exportTo(receiver, stateDir, '--protocol', protocol)];
+        },
+        rejectedFirst,
+      ));
+  it('413 above 20 spans: batches are halved until they pass; one run delivers every span once', () =>
+    faultCase(
+      '413 above 20 spans (split)',
+      async (receiver, stateDir) => {
+        receiver.limitSpans(20);
+        return [await exportTo(receiver, stateDir)];
+      },
+      ({ runs, receiver }) => {
+        expect(runs).toHaveLength(1);
+        expect(runs[0]?.code).toBe(0);
+        const statuses = receiver.requests().map((r) => r.status);
+        expect(statuses).toContain(413);
+        // Repeats: none; every accepted request held at most 20 spans.
+        expect(receiver.spans()).toHaveLength(expected.length);
+        for (const r of receiver.requests().filter((q) => q.status === 200))
+          expect(r.spans.length).toBeLessThanOrEqual(20);
+      },
+    ));
+  it('a span too large even alone is reported by id and size: exit 1, one line', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      receiver.limitSpans(0);
+      const run = await runCcotel([
+        'export',
+        '--endpoint',
+        receiver.url,
+        '--state-dir',
+        join(base, 'state-too-large'),
+        '--quiet',
+        corpus.mains[0] as string,
+      ]);
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(
+        /^ccotel: \d+ span\(s\) too large for the collector even alone \(HTTP 413\): [0-9a-f]{16} \(\d+ bytes\)/,
+      );
+      expect(receiver.spans()).toHaveLength(0);
+    } finally {
+      await receiver.stop();
+    }
+  });
+  it('--max-batch-spans caps every request', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const run = await exportTo(receiver, join(base, 'state-batch-7'), '--max-batch-spans', '7');
+      expect(run.code).toBe(0);
+      const sizes = receiver.requests().map((r) => r.spans.length);
+      expect(Math.max(...sizes)).toBe(7);
+      expect(receiver.spans()).toHaveLength(expected.length);
+    } finally {
+      await receiver.stop();
+    }
+  });
+});
+
+describe('export: what it prints', () => {
+  const runPlain = (receiver: OtlpReceiver, stateDir: string, ...extra: string[]) =>
+    runCcotel([
+      'export',
+      '--endpoint',
+      receiver.url,
+      '--state-dir',
+      stateDir,
+      ...extra,
+      corpus.mains[0] as string,
+    ]);
+  it('an outage that passes: one line when it starts, one when it ends, then the summary', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      receiver.script([
+        { status: 503, retryAfter: '0' },
+        { status: 503, retryAfter: '0' },
+        { status: 503, retryAfter: '0' },
+      ]);
+      const run = await runPlain(receiver, join(base, 'state-print-1'));
+      expect(run.code, run.stderr).toBe(0);
+      const lines = run.stderr.trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^ccotel: collector not accepting \(HTTP 503\); retrying/);
+      expect(lines[1]).toMatch(/^ccotel: collector answering again after \d+\.\ds$/);
+      expect(run.stdout).toMatch(
+        /^exported to http:\/\/127\.0\.0\.1:\d+\/v1\/traces: 1 sessions, .* spans sent/,
+      );
+    } finally {
+      await receiver.stop();
+    }
+  });
+  it('an outage that lasts: its start, then the one-line failure; no "exported to"', async () => {
+    const receiver = await startOtlpReceiver();
+    await receiver.stop();
+    const run = await runPlain(receiver, join(base, 'state-print-2'), '--timeout', '300');
+    expect(run.code).toBe(1);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^ccotel: collector not accepting \(ECONNREFUSED/);
+    expect(lines[1]).toMatch(
+      /^ccotel: could not deliver spans to .*: ECONNREFUSED .*\(0 spans sent, \d+ not delivered\); those turns stay unrecorded/,
+    );
+    expect(run.stdout).toBe('');
+  }, 60_000);
+  it('--dry-run says what would be sent', async () => {
+    const run = await runCcotel([
+      'export',
+      '--dry-run',
+      '--state-dir',
+      join(base, 'state-print-3'),
+      corpus.mains[0] as string,
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /^dry run: 1 sessions, \d+ turns, \d+ spans would be sent, 0 warnings\n$/,
+    );
+    expect(run.stdout).not.toMatch(/\d+ spans sent/);
+  });
 });
 
 describe('export: a repeat is the same span, byte for byte', () => {

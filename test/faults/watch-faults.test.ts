@@ -90,7 +90,7 @@ function unacknowledgedTraces(receiver: OtlpReceiver): Set<string> {
   return new Set(
     receiver
       .requests()
-      .filter((r) => r.status < 200 || r.status >= 300)
+      .filter((r) => r.status < 200 || r.status >= 300 || (r.rejected ?? 0) > 0)
       .flatMap((r) => r.spans.map((s) => s.traceId)),
   );
 }
@@ -271,6 +271,99 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
       await dirs.cleanup();
     }
   }, 60_000);
+});
+
+describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => {
+  it('413 above 20 spans: batches are halved until they pass; every span arrives', async () => {
+    const h = await harness();
+    const dirs = await h.tempDirs();
+    const receiver = await startOtlpReceiver();
+    const started = performance.now();
+    try {
+      const corpus = await makeCorpus(dirs.base, 0);
+      const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+      receiver.limitSpans(20);
+      const running = await h.runDaemon(h.settingsFor(receiver, dirs, { timeoutMs: 800 }), {
+        backfill: true,
+      });
+      await waitUntil(() => received(receiver, expected), 90_000, `all ${expected.length} spans`);
+      await running.daemon.settled();
+      await running.daemon.stop('test end');
+      const t = tally(expected, receiver.spans(), 'last');
+      const statuses = receiver.requests().map((r) => r.status);
+      const tooBig = receiver.requests().filter((r) => r.status === 200 && r.spans.length > 20);
+      record({
+        name: 'watch: 413 above 20 spans (split)',
+        t,
+        outcome: `${statuses.length} requests, ${statuses.filter((x) => x === 413).length} answered 413`,
+        repeatsAllowed: 'none',
+        started,
+        ok: t.lost === 0 && t.repeated === 0 && tooBig.length === 0,
+      });
+      expect(t.lost).toBe(0);
+      expect(t.repeated).toBe(0);
+      expect(tooBig).toEqual([]);
+      expect(statuses).toContain(413);
+    } finally {
+      await receiver.stop();
+      await dirs.cleanup();
+    }
+  }, 120_000);
+
+  for (const protocol of ['http/protobuf', 'http/json'] as const)
+    it(`partial_success (${protocol}): one warning, not retried; a later export delivers the rest, repeats identical`, async () => {
+      const h = await harness();
+      const dirs = await h.tempDirs();
+      const receiver = await startOtlpReceiver();
+      const started = performance.now();
+      try {
+        const corpus = await makeCorpus(dirs.base, 0);
+        const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+        receiver.setMode({ rejectSpans: (n) => Math.ceil(n / 5), message: 'quota exceeded' });
+        const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, protocol });
+        const running = await h.runDaemon(settings, { backfill: true });
+        const warning = await running.logs.waitFor(
+          (l) => l.msg.startsWith('collector rejected spans'),
+          30_000,
+        );
+        await running.daemon.settled();
+        await running.daemon.stop('test end');
+        const warnings = running.logs.lines.filter((l) =>
+          l.msg.startsWith('collector rejected spans'),
+        ).length;
+        const afterWatch = tally(expected, receiver.spans());
+        receiver.setMode('accept');
+        const run = await runCcotel([
+          'export',
+          '--endpoint',
+          receiver.url,
+          '--state-dir',
+          dirs.state,
+          '--quiet',
+          corpus.root,
+        ]);
+        const t = tally(expected, receiver.spans());
+        const stray = strayRepeats(receiver.spans(), unacknowledgedTraces(receiver));
+        record({
+          name: `watch: partial_success 1 in 5 (${protocol}), then export`,
+          t,
+          outcome: `watch: ${warnings} warning(s), ${afterWatch.lost} not kept; export exit ${run.code}, then lost ${t.lost}`,
+          repeatsAllowed: 'byte-identical spans of turns in a partly rejected request',
+          started,
+          ok: warnings === 1 && run.code === 0 && t.lost === 0 && t.repeatedDiffering === 0,
+        });
+        expect(warning).toMatchObject({ level: 'warn', error: 'quota exceeded' });
+        expect(warnings).toBe(1);
+        expect(afterWatch.lost).toBeGreaterThan(0);
+        expect(run.code, run.stderr).toBe(0);
+        expect(t.lost).toBe(0);
+        expect(t.repeatedDiffering).toBe(0);
+        expect(stray).toBe(0);
+      } finally {
+        await receiver.stop();
+        await dirs.cleanup();
+      }
+    }, 120_000);
 });
 
 describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
@@ -530,6 +623,88 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
       await dirs.cleanup();
     }
   }, 120_000);
+
+  it('malformed lines (invalid UTF-8, NUL padding, a torn line) are logged once each with file and line, rate-limited per file, and counted', async () => {
+    const h = await harness();
+    const dirs = await h.tempDirs();
+    const receiver = await startOtlpReceiver();
+    const started = performance.now();
+    try {
+      const running = await h.runDaemon(h.settingsFor(receiver, dirs, { timeoutMs: 800 }));
+      await running.daemon.ready;
+      const lines = (
+        await readFile(
+          'fixtures/real/marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl',
+          'utf8',
+        )
+      )
+        .split('\n')
+        .filter((l) => l.trim() !== '');
+      const file = join(dirs.project, 'bad.jsonl');
+      const cut = Math.floor(lines.length / 2);
+      await h.writeLines(file, lines.slice(0, cut), 1);
+      // Invalid UTF-8, NUL padding (a crash mid-write), a torn line, then the rest.
+      await appendFile(file, Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]));
+      await appendFile(file, Buffer.concat([Buffer.alloc(64), Buffer.from('\n')]));
+      await appendFile(file, `${(lines[cut] ?? '').slice(0, 40)}\n`);
+      await h.writeLines(file, lines.slice(cut), 1);
+      // A file of nothing but garbage: logged up to the per-file limit, counted in full.
+      const junk = join(dirs.project, 'junk.jsonl');
+      await writeFile(
+        junk,
+        Array.from({ length: 30 }, (_, i) => `not json ${i}`).join('\n') + '\n',
+      );
+      const exportRun = await runCcotel(['export', '--dry-run', '--quiet', dirs.projects]);
+      const exportWarned = new Set(
+        [...exportRun.stderr.matchAll(/^warning: (.+):(\d+): /gm)].map((m) => `${m[1]}:${m[2]}`),
+      );
+      const isLine = (l: { msg: string }): boolean =>
+        l.msg === 'malformed transcript line; skipped';
+      await waitUntil(
+        () => running.logs.lines.filter((l) => isLine(l) && l.file === file).length >= 3,
+        20_000,
+        'three warnings for bad.jsonl',
+      );
+      await waitUntil(
+        () => running.logs.lines.some((l) => l.msg.startsWith('more malformed lines')),
+        20_000,
+        'the rate-limit note for junk.jsonl',
+      );
+      await running.daemon.settled();
+      await running.daemon.stop('test end');
+      const logged = running.logs.lines.filter(isLine);
+      const keys = logged.map((l) => `${String(l.file)}:${String(l.line)}`);
+      const stopped = running.logs.lines.find((l) => l.msg === 'stopped');
+      const badKeys = keys.filter((k) => k.startsWith(file));
+      record({
+        name: 'watch: malformed lines logged',
+        t: {
+          expected: 0,
+          received: 0,
+          lost: 0,
+          repeated: 0,
+          repeatedDiffering: 0,
+          unexpected: 0,
+          mismatched: 0,
+        },
+        outcome: `${badKeys.length} warnings for bad.jsonl (export: ${[...exportWarned].filter((k) => k.startsWith(file)).length}); junk.jsonl ${keys.length - badKeys.length} logged of 30; stopped.malformedLines ${String(stopped?.malformedLines)}`,
+        repeatsAllowed: 'none',
+        started,
+        ok: new Set(keys).size === keys.length && stopped?.malformedLines === 33,
+      });
+      expect(new Set(keys).size, 'each line logged once').toBe(keys.length);
+      expect(new Set(badKeys)).toEqual(
+        new Set([...exportWarned].filter((k) => k.startsWith(file))),
+      );
+      expect(badKeys).toHaveLength(3);
+      expect(keys.length - badKeys.length).toBe(10);
+      expect(stopped?.malformedLines).toBe(33);
+      for (const l of logged) expect(l.level).toBe('warn');
+    } finally {
+      await receiver.stop();
+      await dirs.cleanup();
+    }
+  }, 60_000);
 
   const nobodyProblem = nobodyCannotRun();
   const nobody = nobodyProblem === null;

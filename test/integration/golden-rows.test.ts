@@ -663,7 +663,9 @@ describe('hand cases: layout and era specifics', () => {
     const before = await show(path);
     expect(before.json.warnings).toEqual([]);
     expect(flatten(before.json.rows).map((r) => r.id)).toEqual(['toolu_01YiCpHcRb8k0MTmy6vkxNNR']);
-    expect(before.stderr).toContain('last line not yet complete');
+    expect(before.stderr).toContain(
+      `${path}:8: no newline at the end of the file; this last line was not read`,
+    );
 
     await appendFile(path, await readFile(join(HAND, 'partial-last-line/tail-completion.txt')));
     const after = await show(path);

@@ -3,7 +3,8 @@
 // network access. Chromium is a system package (CI installs it); a missing
 // browser fails the suite rather than skipping it, so the viewer is never
 // silently untested.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -92,7 +93,13 @@ describe('generated page', () => {
     expect(html).not.toMatch(/<link|@import|url\(/i);
   });
 
-  it('has a script that survives String.raw and the HTML parser', () => {
+  it('inlines the viewer sources as they are (the generated module is up to date)', () => {
+    const check = spawnSync(process.execPath, ['scripts/build-viewer.mjs', '--check'], {
+      encoding: 'utf8',
+    });
+    expect(check.stderr).toBe('');
+    expect(check.status).toBe(0);
+    expect(HTML_WATERFALL_SCRIPT).toBe(readFileSync('src/app/render/viewer/viewer.js', 'utf8'));
     expect(HTML_WATERFALL_SCRIPT).not.toMatch(/<\/script|<!--/i);
   });
 });
@@ -101,7 +108,8 @@ describe('HTML waterfall in Chromium', () => {
   it('shows the top-level rows of each turn, agents collapsed', async () => {
     const { page, problems } = await open();
     expect(await visibleIds(page)).toEqual(['read-1', 'agent-1', 'edit-1', 'bash-run']);
-    expect(await page.locator(ROWS).count()).toBe(8);
+    // Only the visible rows are in the grid: collapsed agents' calls are built when opened.
+    expect(await page.locator(ROWS).count()).toBe(4);
     expect(await page.locator('[data-turn-index]').allTextContents()).toEqual([
       expect.stringContaining('Turn 1fix the failing tests'),
       expect.stringContaining('Turn 2now run it <b>again</b>'),
@@ -186,7 +194,7 @@ describe('HTML waterfall in Chromium', () => {
 
   it('marks error and running rows with colour and text', async () => {
     const { page } = await open();
-    await page.getByRole('button', { name: 'Expand all agents' }).click();
+    await page.getByRole('button', { name: 'Expand all' }).click();
     const failed = row(page, 'a1-bash');
     expect(await failed.getAttribute('data-status')).toBe('error');
     expect(await failed.locator('.badge').textContent()).toBe('✗error');
@@ -207,20 +215,23 @@ describe('HTML waterfall in Chromium', () => {
     expect(runningBar).toContain('repeating-linear-gradient');
 
     // A collapsed agent still says it hides a failure.
-    await page.getByRole('button', { name: 'Collapse all agents' }).click();
+    await page.getByRole('button', { name: 'Collapse all' }).click();
+    expect(await visibleIds(page)).toEqual([]);
+    await page.locator('[data-turn-index="1"]').click();
     expect(await row(page, 'agent-1').locator('.pill.error').textContent()).toBe('✗ 1 inside');
     await page.context().close();
   });
 
-  it('places bars on one session-wide time axis', async () => {
+  it('places bars on the time axis of their own turn', async () => {
     const { page } = await open();
     const box = async (id: string) => (await row(page, id).locator('.bar').boundingBox())!;
     const track = (await row(page, 'read-1').locator('.track').boundingBox())!;
     const agent = await box('agent-1');
     const running = await box('bash-run');
-    // Axis: 0s..80s. Agent: 2s..40s; running call: 70s..80s (the last timestamp).
-    expect(agent.x - track.x).toBeCloseTo((track.width * 2) / 80, 0);
-    expect(agent.width).toBeCloseTo((track.width * 38) / 80, 0);
+    // Turn 1: 0s..60s. Agent: 2s..40s. Turn 2: 68s..80s, its running call 70s..80s.
+    expect(agent.x - track.x).toBeCloseTo((track.width * 2) / 60, 0);
+    expect(agent.width).toBeCloseTo((track.width * 38) / 60, 0);
+    expect(running.x - track.x).toBeCloseTo((track.width * 2) / 12, 0);
     expect(running.x + running.width).toBeCloseTo(track.x + track.width, 0);
     await page.context().close();
   });
@@ -293,7 +304,7 @@ describe('HTML waterfall in Chromium', () => {
 
   it('makes no request but the page itself', async () => {
     const { page, url, requests } = await open();
-    await page.getByRole('button', { name: 'Expand all agents' }).click();
+    await page.getByRole('button', { name: 'Expand all' }).click();
     await row(page, 'a1-bash').click();
     await row(page, 'bash-run').click();
     await page.locator('.warnings summary').click();
@@ -303,7 +314,7 @@ describe('HTML waterfall in Chromium', () => {
 
   it('saves a screenshot of the expanded waterfall with a details panel', async () => {
     const { page } = await open();
-    await page.getByRole('button', { name: 'Expand all agents' }).click();
+    await page.getByRole('button', { name: 'Expand all' }).click();
     await row(page, 'a1-bash').click();
     mkdirSync(resolve('reports'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT });

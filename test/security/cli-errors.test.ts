@@ -1,12 +1,14 @@
 // Bad arguments, bad configuration and bad input: one line on stderr naming the
 // problem, the documented exit code (1 work failed, 2 bad arguments or
-// configuration, 3 input not found), never a stack trace, never a control
-// character from the input echoed to the terminal.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+// configuration or an unusable path, 3 input not found), never a stack trace,
+// never a control character from the input echoed to the terminal.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCcotel, type CliRun } from '../support/run-cli.js';
+import { CLI, ensureBuilt } from '../support/fault-harness.js';
 
 let dir: string;
 let project: string;
@@ -115,17 +117,17 @@ describe('bad arguments → exit 2, one line', () => {
     [
       'a timeout that is no number',
       () => exp('--timeout', 'soon', project),
-      /timeoutMs: must be a positive whole number/,
+      /^ccotel: --timeout: must be a positive whole number/,
     ],
     [
       'a zero timeout',
       () => exp('--timeout', '0', project),
-      /timeoutMs: must be a positive whole number/,
+      /^ccotel: --timeout: must be a positive whole number/,
     ],
     [
       'a negative timeout',
       () => exp('--timeout=-5', project),
-      /timeoutMs: must be a positive whole number/,
+      /^ccotel: --timeout: must be a positive whole number/,
     ],
     [
       'an unknown content mode',
@@ -151,7 +153,7 @@ describe('bad arguments → exit 2, one line', () => {
     [
       'a bad --max-attribute-bytes',
       () => exp('--max-attribute-bytes', '1.5', project),
-      /maxAttributeBytes: must be a positive whole number/,
+      /^ccotel: --max-attribute-bytes: must be a positive whole number/,
     ],
     [
       'a missing CA file',
@@ -233,7 +235,7 @@ describe('bad configuration → exit 2, one line naming the problem', () => {
       'a bad OTEL_EXPORTER_OTLP_ENDPOINT',
       () => exp(project),
       () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }),
-      /environment: endpoint: only http and https|not a valid URL/,
+      /environment: OTEL_EXPORTER_OTLP_ENDPOINT: (only http and https|not a valid URL)/,
     ],
     [
       'a bad OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
@@ -257,9 +259,31 @@ describe('bad configuration → exit 2, one line naming the problem', () => {
       'a bad OTEL_EXPORTER_OTLP_TIMEOUT',
       () => exp(project),
       () => ({ OTEL_EXPORTER_OTLP_TIMEOUT: '10s' }),
-      /timeoutMs: must be a positive whole number/,
+      /environment: OTEL_EXPORTER_OTLP_TIMEOUT: must be a positive whole number$/m,
+    ],
+    [
+      '--max-batch-spans 0',
+      () => exp('--max-batch-spans', '0', project),
+      () => ({}),
+      /max-?batch-?spans.*must be a positive whole number/i,
+    ],
+    [
+      'a bad CCOTEL_MAX_BATCH_SPANS',
+      () => exp(project),
+      () => ({ CCOTEL_MAX_BATCH_SPANS: 'lots' }),
+      /max-?batch-?spans.*must be a positive whole number/i,
     ],
   ];
+  it('config check shows maxBatchSpans and where it came from', async () => {
+    const dflt = await runCcotel(['config', 'check']);
+    expect(dflt.stdout).toMatch(/^maxBatchSpans +512 +\[default\]$/m);
+    const env = await runCcotel(['config', 'check'], { CCOTEL_MAX_BATCH_SPANS: '20' });
+    expect(env.stdout).toMatch(/^maxBatchSpans +20 +\[env\]$/m);
+    const flag = await runCcotel(['config', 'check', '--max-batch-spans', '7'], {
+      CCOTEL_MAX_BATCH_SPANS: '20',
+    });
+    expect(flag.stdout).toMatch(/^maxBatchSpans +7 +\[flag\]$/m);
+  });
   it.each(cases)('%s', async (_name, argv, env, names) => {
     expectOneLineError(await runCcotel(argv(), env()), 2, names);
   });
@@ -358,4 +382,117 @@ describe('bad input', () => {
       }
     },
   );
+});
+
+// The built binary, as a user runs it: the process wiring (stdout closed early,
+// exit codes) is part of the contract.
+describe('bad paths and closed pipes, through the built binary', () => {
+  const big = 'fixtures/real/marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl';
+  // A session whose waterfall (terminal and JSON) is bigger than a pipe's buffer (64 KiB), so
+  // that a reader closing early makes the writer fail with EPIPE: a real one six times over.
+  const source =
+    'fixtures/real/d-kimuson_claude-code-viewer__mock-global-claude-dir__sample-project__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl';
+  const long = (): string => join(dir, 'long-session.jsonl');
+  const bin = (args: string[], timeout = 30_000) =>
+    spawnSync(process.execPath, [CLI, ...args], {
+      encoding: 'utf8',
+      timeout,
+      env: { PATH: process.env.PATH, HOME: dir },
+    });
+  const oneLine = (r: ReturnType<typeof bin>, code: number, names: RegExp): void => {
+    expect(r.signal, 'did not hang').toBeNull();
+    expectOneLineError({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }, code, names);
+  };
+  beforeAll(async () => {
+    ensureBuilt();
+    const text = await readFile(source, 'utf8');
+    let all = text;
+    for (let n = 1; n < 6; n += 1) {
+      const tag = String(n).padStart(2, '0');
+      all += text
+        .replace(/\b(toolu|msg|req)_[A-Za-z0-9]+/g, (m) => `${m}x${n}`)
+        .replace(/"(uuid|parentUuid)":"([0-9a-f-]{34})[0-9a-f]{2}"/g, `"$1":"$2${tag}"`);
+    }
+    await writeFile(long(), all);
+  }, 120_000);
+
+  for (const args of [['show', '--json'], ['show']])
+    it(`${args.join(' ')} <long session> | head -c 100: ends quietly, exit 0`, async () => {
+      expect(bin([...args, long()]).stdout.length, 'output larger than a pipe').toBeGreaterThan(
+        70_000,
+      );
+      const child = spawn(process.execPath, [CLI, ...args, long()], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      let got = 0;
+      child.stdout.on('data', (c: Buffer) => {
+        got += c.length;
+        if (got >= 100) child.stdout.destroy();
+      });
+      const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+    });
+
+  it('--html into a missing dir → exit 2 naming --html', () => {
+    oneLine(
+      bin(['show', '--html', join(dir, 'no-such-dir', 'w.html'), big]),
+      2,
+      /--html .*no-such-dir.*: directory .* does not exist/,
+    );
+  });
+  it('--html onto a symlink → exit 2; the file it points to is untouched', async () => {
+    const target = join(dir, 'precious.txt');
+    await writeFile(target, 'keep me\n');
+    const link = join(dir, 'w-link.html');
+    await symlink(target, link);
+    oneLine(bin(['show', '--html', link, big]), 2, /--html .*w-link\.html: is a symbolic link/);
+    expect(await readFile(target, 'utf8')).toBe('keep me\n');
+  });
+  it('--out into a missing dir → exit 2 naming --out', () => {
+    oneLine(
+      bin(['export', '--out', join(dir, 'no-such-dir', 'o.jsonl'), big]),
+      2,
+      /--out .*: directory .* does not exist/,
+    );
+  });
+  for (const cmd of [['export'], ['export', '--dry-run'], ['watch', '--once']])
+    it(`${cmd.join(' ')} --state-dir under a regular file → exit 2 naming --state-dir`, () => {
+      oneLine(
+        bin([
+          ...cmd,
+          '--endpoint',
+          'http://127.0.0.1:9',
+          '--projects-dir',
+          project,
+          '--state-dir',
+          join(dir, 'notes.txt', 'state'),
+          ...(cmd[0] === 'export' ? [project] : []),
+        ]),
+        2,
+        /--state-dir .*notes\.txt\/state: .*notes\.txt is not a directory/,
+      );
+    });
+  for (const cmd of [['export'], ['watch', '--once']])
+    it(`${cmd.join(' ')} --state-dir /proc/nope → exit 2 at once (no mkdir loop)`, () => {
+      oneLine(
+        bin(
+          [
+            ...cmd,
+            '--endpoint',
+            'http://127.0.0.1:9',
+            '--projects-dir',
+            project,
+            '--state-dir',
+            '/proc/nope',
+            ...(cmd[0] === 'export' ? [project] : []),
+          ],
+          15_000,
+        ),
+        2,
+        /--state-dir \/proc\/nope: cannot create \/proc\/nope/,
+      );
+    });
 });

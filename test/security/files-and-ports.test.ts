@@ -3,7 +3,17 @@
 // ~/.claude (Claude Code's own tree).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import {
+  chmod,
+  cp,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +113,40 @@ describe('state files', () => {
       const isDir = (await stat(path)).isDirectory();
       expect(octal(mode), path).toBe(isDir ? '0700' : '0600');
     }
+  });
+
+  it('an existing state dir open to others (0755) is tightened to 0700, with a warning', async () => {
+    const project = join(dir, 'p4', 'proj');
+    await cp(SUBAGENT_FIXTURE, project, { recursive: true });
+    const state = join(dir, 'p4', 'state');
+    await mkdir(state, { recursive: true });
+    await chmod(state, 0o755);
+    const run = await runCcotel([
+      'export',
+      '--endpoint',
+      receiver.url,
+      '--state-dir',
+      state,
+      '--quiet',
+      project,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(octal(await modeOf(state))).toBe('0700');
+    expect(run.stderr).toMatch(
+      /^ccotel: warning: state dir .*p4\/state was mode 0755; tightened to 0700/m,
+    );
+  });
+
+  it('show --html writes 0600 (under a umask of 022) and replaces a file whole', async () => {
+    const html = join(dir, 'p5', 'w.html');
+    await mkdir(join(dir, 'p5'), { recursive: true });
+    await writeFile(html, 'old', { mode: 0o644 });
+    const run = await runCcotel(['show', '--html', html, join(SUBAGENT_FIXTURE, `${SID}.jsonl`)]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(octal(await modeOf(html))).toBe('0600');
+    expect(await readFile(html, 'utf8')).toMatch(/^<!doctype html>/i);
+    // No temp file left beside it.
+    expect(await readdir(join(dir, 'p5'))).toEqual(['w.html']);
   });
 
   it('--out files are 0600', async () => {

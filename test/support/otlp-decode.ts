@@ -84,10 +84,26 @@ export function decodeJsonTraces(text: string): DecodedSpan[] {
 }
 
 /** The body of a full-success ExportTraceServiceResponse in the given encoding. */
-export function encodeExportResponse(encoding: OtlpEncoding): Buffer {
-  if (encoding === 'json') return Buffer.from('{}');
+/** An ExportTraceServiceResponse; with `partial`, its partial_success (rejected spans, message). */
+export function encodeExportResponse(
+  encoding: OtlpEncoding,
+  partial?: { rejectedSpans: number; errorMessage: string },
+): Buffer {
+  if (encoding === 'json')
+    return Buffer.from(
+      partial === undefined
+        ? '{}'
+        : // OTLP/JSON: lowerCamelCase keys, int64 as a decimal string.
+          JSON.stringify({
+            partialSuccess: {
+              rejectedSpans: String(partial.rejectedSpans),
+              errorMessage: partial.errorMessage,
+            },
+          }),
+    );
   const type = otlpRoot().lookupType(`${PKG}.ExportTraceServiceResponse`);
-  return Buffer.from(type.encode(type.create({})).finish());
+  const message = partial === undefined ? {} : { partialSuccess: partial };
+  return Buffer.from(type.encode(type.create(message)).finish());
 }
 
 // ---- normalization of the OTLP/JSON-shaped object ----

@@ -2,7 +2,8 @@
 // and benchmark runs. It speaks the wire protocol the exporters speak (POST
 // /v1/traces, protobuf or JSON, optional gzip) and can be scripted to fail in
 // the ways a collector fails: error statuses with Retry-After, slow answers,
-// connection resets, no answer at all, and being down.
+// connection resets, no answer at all, being down, 200 with partial_success
+// (some spans rejected), and 413 for requests above a span limit.
 import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -13,7 +14,9 @@ import type { DecodedSpan, OtlpEncoding } from './otlp-decode.js';
 export type Scripted =
   | { status: number; retryAfter?: string; delayMs?: number; body?: string }
   | { reset: true } // destroy the socket (TCP RST) after reading the body, never answer
-  | { hang: true }; // read the body and never answer, until stop()
+  | { hang: true } // read the body and never answer, until stop()
+  // 200 with partial_success: the last `rejectSpans(n)` of the request's n spans are dropped.
+  | { rejectSpans: (spans: number) => number; message: string };
 
 /** What to answer once the script is used up: 'accept' (200) or a fixed Scripted answer. */
 export type ReceiverMode = 'accept' | Scripted;
@@ -28,6 +31,7 @@ export interface ReceivedRequest {
   receivedAt: number; // performance.now() when the whole body had arrived
   spans: DecodedSpan[]; // decoded even when the answer is an error: retries resend them
   status: number; // 0 while unanswered, and for reset/hang
+  rejected?: number; // spans answered as rejected (partial_success)
 }
 
 export interface ReceiverOptions {
@@ -43,6 +47,8 @@ export interface OtlpReceiver {
   waitForSpans(n: number, timeoutMs: number): Promise<DecodedSpan[]>;
   script(responses: Scripted[]): void; // appended to the queue
   setMode(mode: ReceiverMode): void;
+  /** Answer 413 to any request of more than `max` spans (null: no limit); checked before the script. */
+  limitSpans(max: number | null): void;
   stop(): Promise<void>; // closes every socket: new connections get ECONNREFUSED
   restart(): Promise<void>; // listens again on the same port
 }
@@ -55,6 +61,7 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
   const listeners = new Set<(spans: DecodedSpan[]) => void>();
   const queue: Scripted[] = [];
   let mode: ReceiverMode = 'accept';
+  let spanLimit: number | null = null;
   // Tracked so stop() can cut idle keep-alive and hung connections too;
   // server.close() alone waits for them forever.
   const sockets = new Set<Socket>();
@@ -112,8 +119,21 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
       record.status = 400;
       return reply(res, 400, 'text/plain', Buffer.from(`cannot decode: ${String(err)}`));
     }
+    if (spanLimit !== null && record.spans.length > spanLimit) {
+      record.status = 413;
+      return reply(res, 413, 'text/plain', Buffer.from(`more than ${spanLimit} spans`));
+    }
     const answer: ReceiverMode = queue.shift() ?? mode;
     if (answer === 'accept') return accept(record, res, encoding, 200);
+    if ('rejectSpans' in answer) {
+      const n = Math.min(record.spans.length, answer.rejectSpans(record.spans.length));
+      const kept = record.spans.length - n;
+      commit({ ...record, spans: record.spans.slice(0, kept) });
+      record.status = 200;
+      record.rejected = n;
+      const partial = n > 0 ? { rejectedSpans: n, errorMessage: answer.message } : undefined;
+      return reply(res, 200, contentTypeFor(encoding), encodeExportResponse(encoding, partial));
+    }
     if ('reset' in answer) return void req.socket.resetAndDestroy();
     if ('hang' in answer) return; // the socket stays open until the client gives up or stop()
     if (answer.delayMs) await sleep(answer.delayMs);
@@ -193,6 +213,9 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     },
     setMode(m) {
       mode = m;
+    },
+    limitSpans(max) {
+      spanLimit = max;
     },
     async stop() {
       // A delayed answer that fires after stop() would find its socket destroyed anyway;

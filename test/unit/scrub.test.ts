@@ -348,6 +348,48 @@ const SAMPLES: readonly Sample[] = [
     value: 'FakeCurlPass',
   },
   {
+    pattern: 'cookie-flag',
+    label: 'curl -b quoted cookie list',
+    text: `curl -sS -b 'sessionid=FakeCookieSess10n; csrftoken=abc' https://x`,
+    value: 'FakeCookieSess10n',
+  },
+  {
+    pattern: 'cookie-flag',
+    label: 'curl -b unquoted',
+    text: 'curl -s https://x -b sid=FakeUnquotedCookie0 -o out',
+    value: 'FakeUnquotedCookie0',
+  },
+  {
+    pattern: 'cookie-flag',
+    label: '--cookie=',
+    text: 'curl --cookie="remember=FakeCookieEq0" https://x',
+    value: 'FakeCookieEq0',
+  },
+  {
+    pattern: 'cookie-flag',
+    label: '--cookie-jar',
+    text: 'curl --cookie-jar FakeJar0File.txt https://x',
+    value: 'FakeJar0File.txt',
+  },
+  {
+    pattern: 'mysql-password-flag',
+    label: 'mysql -pSECRET',
+    text: 'mysql -h db -u app -pFakeMysqlPa55 appdb',
+    value: 'FakeMysqlPa55',
+  },
+  {
+    pattern: 'mysql-password-flag',
+    label: "mysqldump -p'quoted'",
+    text: "mysqldump -u root -p'Fake Dump Pa55' appdb > dump.sql",
+    value: 'Fake Dump Pa55',
+  },
+  {
+    pattern: 'sshpass-password',
+    label: 'sshpass -p',
+    text: 'sshpass -p FakeSshpassPa55 ssh deploy@bastion',
+    value: 'FakeSshpassPa55',
+  },
+  {
     pattern: 'netrc-password',
     label: '.netrc',
     text: 'machine api.example.com login deploy password FakeNetrcPass',
@@ -483,6 +525,10 @@ const SAMPLES: readonly Sample[] = [
 
 // Text that must come out unchanged: ids, hashes, paths and prose that look a bit like secrets.
 const FALSE_POSITIVES: readonly string[] = [
+  'git checkout -b feature/cookie-flag && git push -u origin feature/cookie-flag',
+  'curl -sS https://x | grep -b pattern',
+  'mysql -u app -p appdb < schema.sql',
+  'wget --load-cookies cookies.txt --no-cookies https://x',
   '38de8ad0-4252-46b7-8ae6-9c8b1ca0033c',
   'commit 9f2c1e0b7d4a6e8f0c2b4d6e8f0a1b2c3d4e5f60 (HEAD -> main)',
   'msg_01RstS2zhdgF5MtVkm4hb1Yp req_011CXghLe6sMZYJTqCJCvVAJ toolu_013WZc6b6s3vxp7drx1wUuWF',

@@ -44,6 +44,7 @@ function at(value: unknown, ...path: (string | number)[]): unknown {
 interface Stack {
   compose: unknown;
   collector: unknown;
+  jaeger: unknown;
   tempo: unknown;
   datasources: unknown;
   dashboardProviders: unknown;
@@ -64,6 +65,7 @@ function loadStack(): Stack {
   return {
     compose: readYaml('compose.yaml'),
     collector: readYaml('otel-collector.yaml'),
+    jaeger: readYaml('jaeger.yaml'),
     tempo: readYaml('tempo.yaml'),
     datasources: readYaml('grafana/provisioning/datasources/datasources.yaml'),
     dashboardProviders: readYaml('grafana/provisioning/dashboards/dashboards.yaml'),
@@ -84,10 +86,15 @@ const ROLE_IMAGES = {
 type Role = keyof typeof ROLE_IMAGES;
 
 /**
- * Jaeger runs with the config built into its image (cmd/jaeger/internal/all-in-one.yaml), so
- * its listening ports are facts about the pinned image rather than about a file here.
+ * Jaeger's query port is not in jaeger.yaml: jaeger_query listens on the image's default 16686.
  */
-const JAEGER_BUILTIN_PORTS = { grpc: 4317, http: 4318, query: 16686 } as const;
+const JAEGER_QUERY_PORT = 16686;
+
+/** The port of `host:port` where host may be an env reference such as ${env:X:-localhost}. */
+function portOf(value: string | undefined): number | undefined {
+  const match = /:(\d+)$/.exec(value ?? '');
+  return match === null ? undefined : Number(match[1]);
+}
 
 /** Host ports users need; anything else published is a port nobody asked for. */
 const EXPECTED_HOST_PORTS: Record<number, Role> = {
@@ -329,7 +336,13 @@ function checkVolumes(stack: Stack): string[] {
 }
 
 function backendPorts(stack: Stack, role: 'jaeger' | 'tempo'): { grpc?: number; http?: number } {
-  if (role === 'jaeger') return JAEGER_BUILTIN_PORTS;
+  if (role === 'jaeger') {
+    const otlp = at(stack.jaeger, 'receivers', 'otlp', 'protocols');
+    return {
+      grpc: portOf(text(at(otlp, 'grpc', 'endpoint'))),
+      http: portOf(text(at(otlp, 'http', 'endpoint'))),
+    };
+  }
   const protocols = at(stack.tempo, 'distributor', 'receivers', 'otlp', 'protocols');
   return {
     grpc: parseEndpoint(text(at(protocols, 'grpc', 'endpoint')))?.port,
@@ -500,6 +513,135 @@ function checkTempo(stack: Stack): string[] {
   return problems;
 }
 
+/** Hours in a Go duration such as 8760h, 744h0m0s or 30m; undefined when it is not one. */
+function hoursOf(duration: string | undefined): number | undefined {
+  if (duration === undefined || !/^(\d+(\.\d+)?(h|m|s|ms))+$/.test(duration)) return undefined;
+  const factor: Record<string, number> = { h: 1, m: 1 / 60, s: 1 / 3600, ms: 1 / 3_600_000 };
+  let hours = 0;
+  for (const m of duration.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g))
+    hours += Number(m[1]) * (factor[m[2] ?? ''] ?? 0);
+  return hours;
+}
+
+/** Claude Code deletes transcripts after 30 days by default: the backends must keep longer. */
+const MIN_RETENTION_HOURS = 30 * 24;
+
+/**
+ * A retention value as the container sees it: a literal duration, or ${VAR:-default} /
+ * ${env:VAR:-default} with VAR passed by compose. Returns the effective duration's hours and
+ * a problem when it cannot be worked out.
+ */
+function retentionHours(
+  service: Record<string, unknown> | undefined,
+  value: string | undefined,
+): { hours: number | undefined; problem: string | null } {
+  const ref = /^\$\{(?:env:)?([A-Z_][A-Z0-9_]*)(?::-([^}]*))?\}$/.exec(value ?? '');
+  if (ref === null) return { hours: hoursOf(value), problem: null };
+  const [, name = '', fileDefault] = ref;
+  const passed = text(at(service, 'environment', name));
+  if (passed === undefined)
+    return { hours: hoursOf(fileDefault), problem: `compose does not pass ${name} to the service` };
+  // compose.yaml sets it from ${TRACE_RETENTION:-8760h}: the default is what runs.
+  const composeDefault = /^\$\{[A-Z_][A-Z0-9_]*:-([^}]*)\}$/.exec(passed)?.[1] ?? passed;
+  if (fileDefault !== undefined && hoursOf(fileDefault) !== hoursOf(composeDefault))
+    return {
+      hours: hoursOf(composeDefault),
+      problem: `${name} defaults to ${composeDefault} in compose but ${fileDefault} in the config file`,
+    };
+  return { hours: hoursOf(composeDefault), problem: null };
+}
+
+function checkJaegerStore(stack: Stack): string[] {
+  const problems: string[] = [];
+  const jaeger = serviceFor(stack, 'jaeger');
+  if (jaeger === undefined) return problems;
+  const [name, service] = jaeger;
+  const configMount = mounts(service).find((m) => m.source === './jaeger.yaml');
+  const configArg = flagValue(commandArgs(service), 'config');
+  if (configMount === undefined || configArg !== configMount.target)
+    problems.push(
+      `service ${name} loads --config=${configArg ?? '(none)'} but jaeger.yaml is mounted at ${configMount?.target ?? '(nowhere)'}`,
+    );
+  const backends = rec(at(stack.jaeger, 'extensions', 'jaeger_storage', 'backends'));
+  const used = [
+    text(at(stack.jaeger, 'extensions', 'jaeger_query', 'storage', 'traces')),
+    text(at(stack.jaeger, 'exporters', 'jaeger_storage_exporter', 'trace_storage')),
+  ];
+  const volumeTargets = mounts(service)
+    .filter((m) => m.named)
+    .map((m) => m.target);
+  for (const backendName of new Set(used)) {
+    const backend = backends[backendName ?? ''];
+    if (backend === undefined) {
+      problems.push(`Jaeger uses trace storage ${backendName ?? '(none)'}, which is not defined`);
+      continue;
+    }
+    const badger = at(backend, 'badger');
+    if (!isRecord(badger)) {
+      problems.push(`Jaeger trace storage ${backendName ?? ''} is not a persistent Badger store`);
+      continue;
+    }
+    if (badger.ephemeral !== false)
+      problems.push(`Jaeger's Badger store is ephemeral (ephemeral is not false)`);
+    for (const dir of ['keys', 'values'] as const) {
+      const path = text(at(badger, 'directories', dir));
+      if (path === undefined || !volumeTargets.some((t) => path.startsWith(`${t}/`)))
+        problems.push(
+          `Jaeger Badger directories.${dir} ${path ?? '(unset)'} is not on a named volume`,
+        );
+    }
+    const ttl = text(at(badger, 'ttl', 'spans'));
+    const { hours, problem } = retentionHours(service, ttl);
+    if (problem !== null) problems.push(`Jaeger Badger ttl.spans: ${problem}`);
+    if (hours === undefined || hours < MIN_RETENTION_HOURS)
+      problems.push(
+        `Jaeger Badger ttl.spans ${ttl ?? '(unset: 72h)'} is shorter than Claude Code's 30-day cleanup`,
+      );
+  }
+  return problems;
+}
+
+/** Where Tempo 3.0 reads retention (docs/sources/tempo/configuration/manifest.md, grafana/tempo). */
+const TEMPO_RETENTION_KEYS = [
+  ['backend_scheduler', 'provider', 'compaction', 'compaction', 'block_retention'],
+  ['backend_worker', 'compaction', 'block_retention'],
+] as const;
+
+function checkTempoRetention(stack: Stack): string[] {
+  const problems: string[] = [];
+  const service = serviceFor(stack, 'tempo')?.[1];
+  const values = TEMPO_RETENTION_KEYS.map((path) => text(at(stack.tempo, ...path)));
+  TEMPO_RETENTION_KEYS.forEach((path, i) => {
+    const value = values[i];
+    const { hours, problem } = retentionHours(service, value);
+    if (problem !== null) problems.push(`Tempo ${path.join('.')}: ${problem}`);
+    if (hours === undefined || hours < MIN_RETENTION_HOURS)
+      problems.push(
+        `Tempo ${path.join('.')} ${value ?? '(unset: 336h)'} is shorter than Claude Code's 30-day cleanup`,
+      );
+  });
+  if (values[0] !== values[1])
+    problems.push('Tempo block_retention differs between scheduler and worker');
+  const expands = flagValue(commandArgs(service ?? {}), 'config.expand-env') === 'true';
+  if (JSON.stringify(stack.tempo).includes('${') && !expands)
+    problems.push('tempo.yaml uses ${...} but Tempo is not started with -config.expand-env=true');
+  return problems;
+}
+
+/** The dashboard offers 7- and 30-day ranges; Tempo refuses longer queries than these allow. */
+function checkTempoQueryRange(stack: Stack): string[] {
+  const problems: string[] = [];
+  for (const kind of ['metrics', 'search'] as const) {
+    const value = text(at(stack.tempo, 'query_frontend', kind, 'max_duration'));
+    const hours = hoursOf(value);
+    if (hours === undefined || hours < MIN_RETENTION_HOURS)
+      problems.push(
+        `Tempo query_frontend.${kind}.max_duration ${value ?? '(unset)'} is below 30 days: the dashboard's 30-day view fails`,
+      );
+  }
+  return problems;
+}
+
 interface ProvisionedDatasource {
   uid: string;
   type: string;
@@ -526,7 +668,7 @@ function checkDatasources(stack: Stack): string[] {
 
   const expected: { type: string; role: 'tempo' | 'jaeger'; port: number | undefined }[] = [
     { type: 'tempo', role: 'tempo', port: Number(at(stack.tempo, 'server', 'http_listen_port')) },
-    { type: 'jaeger', role: 'jaeger', port: JAEGER_BUILTIN_PORTS.query },
+    { type: 'jaeger', role: 'jaeger', port: JAEGER_QUERY_PORT },
   ];
   for (const { type, role, port } of expected) {
     const datasource = datasources.find((d) => d.type === type);
@@ -544,6 +686,9 @@ function checkDatasources(stack: Stack): string[] {
   }
 
   const tempoSource = datasources.find((d) => d.type === 'tempo');
+  // Grafana's Tempo plugin does not read it (it is a Prometheus/Loki datasource setting).
+  if (tempoSource?.jsonData.httpMethod !== undefined)
+    problems.push('the Tempo datasource sets jsonData.httpMethod, which the Tempo plugin ignores');
   const streaming = Object.values(rec(tempoSource?.jsonData.streamingEnabled)).some(
     (v) => v === true,
   );
@@ -840,6 +985,9 @@ const CHECKS = {
   volumes: checkVolumes,
   'collector wiring': checkCollector,
   'tempo config': checkTempo,
+  'jaeger persistent store': checkJaegerStore,
+  'tempo retention': checkTempoRetention,
+  'tempo query range': checkTempoQueryRange,
   datasources: checkDatasources,
   'grafana mounts and dashboard provisioning': checkGrafanaMounts,
   dashboards: checkDashboards,
@@ -1021,6 +1169,105 @@ describe('the stack checks fail on broken copies', () => {
       'unbalanced ()',
     ],
     ['schema version too old', (s) => setAt(firstDashboard(s), ['schemaVersion'], 27), 'below 39'],
+    [
+      'Jaeger back on the in-memory store',
+      (s) =>
+        setAt(s.jaeger, ['extensions', 'jaeger_storage', 'backends', 'badger_store'], {
+          memory: { max_traces: 100000 },
+        }),
+      'is not a persistent Badger store',
+    ],
+    [
+      'Jaeger Badger ephemeral',
+      (s) =>
+        setAt(
+          s.jaeger,
+          ['extensions', 'jaeger_storage', 'backends', 'badger_store', 'badger', 'ephemeral'],
+          true,
+        ),
+      'is ephemeral',
+    ],
+    [
+      'Jaeger data volume not mounted',
+      (s) =>
+        setAt(
+          s.compose,
+          ['services', 'jaeger', 'volumes'],
+          ['./jaeger.yaml:/etc/jaeger/config.yaml:ro'],
+        ),
+      'directories.keys /tmp/badger/keys is not on a named volume',
+    ],
+    [
+      'Jaeger data volume not declared',
+      (s) => setAt(s.compose, ['volumes'], { 'tempo-data': {}, 'grafana-data': {} }),
+      'jaeger-data, which is not declared',
+    ],
+    [
+      'Jaeger Badger default TTL (72h)',
+      (s) =>
+        setAt(
+          s.jaeger,
+          ['extensions', 'jaeger_storage', 'backends', 'badger_store', 'badger', 'ttl'],
+          undefined,
+        ),
+      "ttl.spans (unset: 72h) is shorter than Claude Code's 30-day cleanup",
+    ],
+    [
+      'Jaeger exporter writes to an undefined store',
+      (s) => setAt(s.jaeger, ['exporters', 'jaeger_storage_exporter', 'trace_storage'], 'memstore'),
+      'trace storage memstore, which is not defined',
+    ],
+    [
+      'Tempo worker retention left at its default',
+      (s) => setAt(s.tempo, ['backend_worker'], undefined),
+      'backend_worker.compaction.block_retention (unset: 336h)',
+    ],
+    [
+      'Tempo retention of a week',
+      (s) =>
+        setAt(
+          s.tempo,
+          ['backend_scheduler', 'provider', 'compaction', 'compaction', 'block_retention'],
+          '168h',
+        ),
+      'differs between scheduler and worker',
+    ],
+    [
+      'compose retention default too short',
+      (s) => {
+        setAt(
+          s.compose,
+          ['services', 'tempo', 'environment', 'TRACE_RETENTION'],
+          '${TRACE_RETENTION:-72h}',
+        );
+      },
+      'defaults to 72h in compose but 8760h in the config file',
+    ],
+    [
+      'retention variable not passed to Tempo',
+      (s) => setAt(s.compose, ['services', 'tempo', 'environment'], undefined),
+      'compose does not pass TRACE_RETENTION',
+    ],
+    [
+      'Tempo not expanding env',
+      (s) =>
+        setAt(
+          s.compose,
+          ['services', 'tempo', 'command'],
+          ['-target=all', '-config.file=/etc/tempo/tempo.yaml'],
+        ),
+      'not started with -config.expand-env=true',
+    ],
+    [
+      'metrics max_duration at its 24h default',
+      (s) => setAt(s.tempo, ['query_frontend', 'metrics', 'max_duration'], '24h'),
+      'query_frontend.metrics.max_duration 24h is below 30 days',
+    ],
+    [
+      'Tempo datasource httpMethod back',
+      (s) => setAt(s.datasources, ['datasources', 0, 'jsonData', 'httpMethod'], 'GET'),
+      'jsonData.httpMethod',
+    ],
   ];
 
   it.each(cases)('%s', (_name, breakIt, expected) => {

@@ -7,6 +7,7 @@ import {
   type WaterfallView,
 } from '../../src/app/render/waterfall-view.js';
 import { T0, row, sampleView } from '../support/waterfall-views.js';
+import { displayWidth } from '../../src/app/render/text-width.js';
 
 /** One turn: a Read, an agent with a Grep inside, a failed Bash. */
 function smallView(): WaterfallView {
@@ -46,36 +47,40 @@ function smallView(): WaterfallView {
 }
 
 const SMALL_80 = `Small session
-session small · 1 turn · 4 calls · 10s
-
-call                       0s                    10s   time st       in/out  ctx
+session small · 1 turn · 4 calls · 10s wall · from 10:00 UTC
 
 ── Turn 1 · completed · look at the repo · 10s · in 19k out 850 · $0.05 ────────
-├─ Read: README.md         █████                       2.0s ok        3k/50   2%
-├─ Task: look around            ███████████████        6.0s ok      15k/700   4%
-│  └─ Grep: TODO                  ███                  1.0s ok       1k/100  10%
-└─ Bash: make                                  █████   2.0s ERR      1k/100  80%
+call                     0s                   10s    dur status      in/out  ctx
+├─ Read: README.md       █████                      2.0s ok           3k/50   2%
+├─ Task: look around         ████████████████       6.0s ok         15k/700   4%
+│  └─ Grep: TODO                ███                 1.0s ok          1k/100  10%
+└─ Bash: make                               █████   2.0s ERR         1k/100  80%
 
 ────────────────────────────────────────────────────────────────────────────────
 total in 19k out 850 · cost $0.05 · 1 error · 0 running · 0 warnings
 `;
 
 const SAMPLE_100 = `Fix the failing tests
-session sess-1234 · 2 turns · 8 calls · 1m20s
+session sess-1234 · 2 turns · 8 calls · 1m20s wall · 1m12s in turns · from 10:00 UTC
 
-call                                 0s                            1m20s   time st       in/out  ctx
+── Overview: one row per turn ──────────────────────────────────────────────────────────────────────
+turn                                                                     dur status      in/out     
+  1 10:00 1✗ fix the failing tests ██████████████████████████          1m00s ok       141k/4.3k     
+  2 10:01 now run it <b>again</b>                              ██████    12s open       180k/40     
 
 ── Turn 1 · completed · fix the failing tests · 1m00s · in 141k out 4.3k · $0.42 ───────────────────
-├─ Read: src/app.ts                  █                                    700ms ok      12k/150   6%
-├─ Task: explore the test suite      ██████████████████                     38s ok   48.2k/2.1k  12%
-│  ├─ Grep: describe\\(                █                                   400ms ok       1k/100  10%
-│  ├─ Bash: npm test                   ███████                              15s ERR      1k/100  10%
-│  └─ Task: check package scripts             ███████                       14s ok     9.5k/640  15%
-│     └─ Read: package.json                   █                           300ms ok       1k/100  10%
-└─ Edit: src/app.ts                                     ██                 1.0s ok      26k/900  13%
+call                               0s                           1m00s    dur status      in/out  ctx
+├─ Read: src/app.ts                █                                   700ms ok         12k/150   6%
+├─ Task: explore the test suite     ██████████████████████               38s ok      48.2k/2.1k  12%
+│  ├─ Grep: describe\\(              █                                  400ms ok          1k/100  10%
+│  ├─ Bash: npm test                 ██████████                          15s ERR         1k/100  10%
+│  └─ Task: check package scripts             █████████                  14s ok        9.5k/640  15%
+│     └─ Read: package.json                    █                       300ms ok          1k/100  10%
+└─ Edit: src/app.ts                                         ██          1.0s ok         26k/900  13%
 
 ── Turn 2 · open · now run it <b>again</b> · 12s · in 180k out 40 · n/a ────────────────────────────
-└─ Bash: echo <script>window.__xss=…                               ░░░░░    10s RUN     180k/40  91%
+call                               0s                             12s    dur status      in/out  ctx
+└─ Bash: echo <script>window.__xs…      ░░░░░░░░░░░░░░░░░░░░░░░░░░░░░    10s RUN        180k/40  91%
 
 ────────────────────────────────────────────────────────────────────────────────────────────────────
 total in 321k out 4.3k · cost n/a · 1 error · 1 running · 4 warnings
@@ -86,7 +91,7 @@ total in 321k out 4.3k · cost n/a · 1 error · 1 running · 4 warnings
 `;
 
 const lines = (text: string): string[] => text.replace(/\n$/, '').split('\n');
-const columns = (line: string): number => Array.from(line).length;
+const columns = (line: string): number => displayWidth(line);
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
@@ -130,8 +135,9 @@ describe('renderTerminalWaterfall, colour off', () => {
       warnings: [],
     };
     const out = renderTerminalWaterfall(view, { color: false, width: 80 });
-    expect(lines(out)[0]).toBe('Claude Code session');
-    expect(out).toContain('session empty · 0 turns · 0 calls · 0ms');
+    // Without a title the id is the title, and is not said again.
+    expect(lines(out)[0]).toBe('Session empty');
+    expect(lines(out)[1]).toBe('0 turns · 0 calls · 0s');
     expect(out).toContain('0 errors · 0 running · 0 warnings');
   });
 
@@ -139,7 +145,7 @@ describe('renderTerminalWaterfall, colour off', () => {
     const view = smallView();
     view.turns[0]!.rowIds = ['r1', 'ag'];
     const out = renderTerminalWaterfall(view, { color: false, width: 80 });
-    expect(out).toMatch(/── outside any turn ─+\n└─ Bash: make/);
+    expect(out).toMatch(/── outside any turn ─+\ncall .*\n└─ Bash: make/);
   });
 });
 
@@ -157,7 +163,8 @@ describe('renderTerminalWaterfall, colour on', () => {
     const plain = renderTerminalWaterfall(sampleView(), { color: false, width: 100 });
     // eslint-disable-next-line no-control-regex
     const stripped = coloured.replace(/\u001b\[\d+m/g, '');
-    const normalise = (t: string) => t.replace(/ (ok |ERR|RUN|✓ {2}|✗ {2}|… {2}) /g, ' ST ');
+    const normalise = (t: string) =>
+      t.replace(/ (ok {4}|ERR {3}|RUN {3}|INT {3}|open {2}|[✓✗…■] {5})/g, ' ST');
     expect(normalise(stripped)).toBe(normalise(plain));
   });
 });
@@ -172,15 +179,29 @@ describe('renderTerminalWaterfall, width', () => {
     const view = smallView();
     view.rows[0]!.label = `Read: ${'very/'.repeat(40)}long.ts`;
     const out = renderTerminalWaterfall(view, { color: false, width: 80 });
-    expect(out).toContain('├─ Read: very/very/very/v… █████');
+    expect(out).toContain('├─ Read: very/very/very… █████');
   });
 
-  it('counts characters outside the BMP as one column', () => {
+  it('measures emoji, wide CJK characters and combining marks by display width', () => {
     const view = smallView();
     view.rows[0]!.label = 'Read: 🦀🦀🦀.rs';
+    view.rows[2]!.label = 'Bash: echo 日本語のテキストを表示する長いコマンドです';
+    view.rows[1]!.label = 'Task: cafe\u0301 re\u0301sume\u0301';
+    view.turns[0]!.label =
+      '新しい機能を追加してください 👍🏽 そしてテストも書いてください、全部まとめて';
     const out = renderTerminalWaterfall(view, { color: false, width: 80 });
-    const line = lines(out).find((l) => l.includes('🦀'))!;
-    expect(columns(line)).toBe(80);
+    for (const line of lines(out)) expect(columns(line)).toBeLessThanOrEqual(80);
+    const rowsOut = lines(out).filter((l) => /^[├└│]/.test(l));
+    // Every call row is exactly as wide, and its bar column starts at one offset.
+    for (const line of rowsOut) expect(columns(line)).toBe(80);
+    // The columns right of the bar are ASCII: whatever the label holds, they start at one column.
+    const right = '    dur status      in/out  ctx'.length;
+    for (const line of rowsOut)
+      expect(columns(line.slice(0, line.length - right))).toBe(80 - right);
+    expect(lines(out).find((l) => l.includes('🦀'))).toContain('Read: 🦀🦀🦀.rs');
+    expect(lines(out).find((l) => l.startsWith('└─ Bash'))).toContain('…');
+    expect(out).toContain('Task: cafe\u0301 re\u0301sume\u0301');
+    expect(columns(lines(out).find((l) => l.startsWith('── Turn'))!)).toBe(80);
   });
 
   it('never goes below 60 columns', () => {
@@ -195,16 +216,16 @@ describe('renderTerminalWaterfall, running rows', () => {
     expect(out).toMatch(/░{5} +10s RUN/);
   });
 
-  it('extend to opts.now, which also stretches the axis', () => {
+  it('extend to opts.now, which also stretches the axis of their turn', () => {
     const out = renderTerminalWaterfall(sampleView(), {
       color: false,
       width: 100,
       now: T0 + 160_000,
     });
-    expect(out).toContain('2m40s   time');
-    expect(out).toMatch(/░{20} +1m30s RUN/);
-    // A finished row does not move: 38s, and half the old width on a twice longer axis.
-    expect(out).toMatch(/Task: explore the test suite +█{9} +38s ok/);
+    expect(out).toContain('1m32s    dur status');
+    expect(out).toMatch(/░{34} +1m30s RUN/);
+    // A finished turn has its own axis: its rows do not move.
+    expect(out).toMatch(/Task: explore the test suite +█{22} +38s ok/);
   });
 });
 

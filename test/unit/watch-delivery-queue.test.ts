@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { SpanData } from '../../src/core/span-data.js';
-import type { AttemptFailure, SendResult } from '../../src/adapters/otlp-http-sender.js';
+import type { AttemptFailure } from '../../src/adapters/otlp-http-sender.js';
 import { createJsonLogger } from '../../src/adapters/logger.js';
 import { createDeliveryQueue } from '../../src/app/watch/delivery-queue.js';
-import type { RetryPolicy } from '../../src/app/span-sink.js';
+import type { RetryPolicy, SinkPart, SinkResult } from '../../src/app/span-sink.js';
 
 const span = (id: string): SpanData => ({
   traceId: '0'.repeat(31) + '1',
@@ -27,8 +27,26 @@ const down: AttemptFailure = {
   retryAfterMs: null,
 };
 
-/** A queue over a fixed list of items with a scripted sink. */
-function setup(answers: ((policy: RetryPolicy) => SendResult)[], maxRetries = Infinity) {
+const answered = (parts: SinkPart[], attempts = 1): SinkResult => ({
+  ok: true,
+  attempts,
+  bytes: 0,
+  parts,
+  failure: null,
+});
+const failed = (failure: AttemptFailure, attempts = 1, parts: SinkPart[] = []): SinkResult => ({
+  ok: false,
+  attempts,
+  bytes: 0,
+  parts,
+  failure,
+});
+
+/** A queue over a fixed list of items with a scripted sink (answers get the batch size). */
+function setup(
+  answers: ((policy: RetryPolicy, size: number) => SinkResult)[],
+  maxRetries = Infinity,
+) {
   const items = ['1', '2', '3'];
   const accepted: string[][] = [];
   const refused: string[][] = [];
@@ -37,9 +55,11 @@ function setup(answers: ((policy: RetryPolicy) => SendResult)[], maxRetries = In
   const queue = createDeliveryQueue<string>({
     makeSink: (policy) => ({
       description: 'fake',
-      send: () => {
-        const answer = answers.shift() ?? (() => ({ ok: true, attempts: 1 }) as SendResult);
-        return Promise.resolve({ ...answer(policy), bytes: 0 });
+      send: (spans) => {
+        const answer =
+          answers.shift() ??
+          ((_p: RetryPolicy, n: number) => answered([{ from: 0, to: n, outcome: 'accepted' }]));
+        return Promise.resolve(answer(policy, spans.length));
       },
     }),
     log: createJsonLogger(
@@ -49,6 +69,7 @@ function setup(answers: ((policy: RetryPolicy) => SendResult)[], maxRetries = In
     maxRetries,
     maxBackoffMs: 10,
     lingerMs: 0,
+    maxBatchSpans: 2,
     pull: (max) => {
       const batch = items.splice(0, Math.min(max, 2));
       return { items: batch, spans: batch.map(span) };
@@ -62,9 +83,9 @@ function setup(answers: ((policy: RetryPolicy) => SendResult)[], maxRetries = In
 
 describe('delivery queue', () => {
   it('logs an outage once however many retries it takes, and its end once', async () => {
-    const retriesThenOk = (policy: RetryPolicy): SendResult => {
+    const retriesThenOk = (policy: RetryPolicy, n: number): SinkResult => {
       for (let i = 1; i <= 4; i += 1) policy.onRetry?.(down, 10, i);
-      return { ok: true, attempts: 5 };
+      return answered([{ from: 0, to: n, outcome: 'accepted' }], 5);
     };
     const { queue, accepted, logs } = setup([retriesThenOk]);
     queue.kick();
@@ -77,11 +98,7 @@ describe('delivery queue', () => {
 
   it('drops a batch the collector refuses as bad (400) and goes on', async () => {
     const { queue, accepted, refused } = setup([
-      () => ({
-        ok: false,
-        attempts: 1,
-        failure: { retryable: false, status: 400, message: 'HTTP 400', retryAfterMs: null },
-      }),
+      () => failed({ retryable: false, status: 400, message: 'HTTP 400', retryAfterMs: null }),
     ]);
     queue.kick();
     await new Promise((r) => setTimeout(r, 5));
@@ -91,15 +108,70 @@ describe('delivery queue', () => {
   });
 
   it('with a finite budget (--once) gives the spans back and stops', async () => {
-    const { queue, accepted, returned } = setup(
-      [() => ({ ok: false, attempts: 6, failure: down })],
-      5,
-    );
+    const { queue, accepted, returned } = setup([() => failed(down, 6)], 5);
     queue.kick();
     await new Promise((r) => setTimeout(r, 5));
     await queue.whenIdle();
     expect(returned).toEqual([['1', '2']]);
     expect(accepted).toEqual([]);
     expect(queue.gaveUp).toBe(true);
+  });
+
+  it('partial_success: the batch is refused (not retried), one warning per episode, its end noted', async () => {
+    const rejected = (): SinkResult =>
+      answered([{ from: 0, to: 2, outcome: 'rejected', rejectedSpans: 1, errorMessage: 'quota' }]);
+    const { queue, accepted, refused, logs } = setup([rejected]);
+    queue.kick();
+    await new Promise((r) => setTimeout(r, 5));
+    await queue.whenIdle();
+    expect(refused).toEqual([['1', '2']]);
+    expect(accepted).toEqual([['3']]);
+    const warned = logs.filter((l) => l.msg.startsWith('collector rejected spans'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ level: 'warn', rejectedSpans: 1, error: 'quota' });
+    expect(logs.filter((l) => l.msg === 'collector accepting every span again')).toHaveLength(1);
+  });
+
+  it('split verdicts: accepted halves are acknowledged, a span too large alone is refused and named', async () => {
+    const split = (): SinkResult =>
+      answered([
+        { from: 0, to: 1, outcome: 'accepted' },
+        { from: 1, to: 2, outcome: 'too-large', spanId: '0000000000000002', bytes: 9999 },
+      ]);
+    const { queue, accepted, refused, logs } = setup([split]);
+    queue.kick();
+    await new Promise((r) => setTimeout(r, 5));
+    await queue.whenIdle();
+    expect(accepted).toEqual([['1'], ['3']]);
+    expect(refused).toEqual([['2']]);
+    expect(logs.find((l) => l.msg.startsWith('span too large'))).toMatchObject({
+      spanId: '0000000000000002',
+      bytes: 9999,
+    });
+  });
+
+  it('a failure after some halves went through resends only the rest', async () => {
+    const sizes: number[] = [];
+    const { queue, accepted } = setup([
+      (_p, n) => {
+        sizes.push(n);
+        const status500 = {
+          retryable: false,
+          status: 500,
+          message: 'HTTP 500',
+          retryAfterMs: null,
+        };
+        return failed(status500, 1, [{ from: 0, to: 1, outcome: 'accepted' }]);
+      },
+      (_p, n) => {
+        sizes.push(n);
+        return answered([{ from: 0, to: n, outcome: 'accepted' }]);
+      },
+    ]);
+    queue.kick();
+    await new Promise((r) => setTimeout(r, 5));
+    await queue.whenIdle(); // after one 1 s backoff
+    expect(sizes).toEqual([2, 1]);
+    expect(accepted).toEqual([['1'], ['2'], ['3']]);
   });
 });

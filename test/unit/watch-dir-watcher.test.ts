@@ -1,10 +1,12 @@
-// The directory watcher on a real temp dir: one fs.watch per directory, no
-// per-file watches, and the behaviours the daemon relies on (trailing
-// re-check, missing root watched through its ancestor, dirs appearing and
-// going away, the start-up walk's listing handed over).
+// The directory watcher on a real temp dir (one fs.watch per directory, no
+// per-file watches): the behaviours the daemon relies on (trailing re-check,
+// missing root watched through its ancestor, dirs appearing and going away,
+// the start-up walk's listing handed over), and what chokidar, which it
+// replaces, would have reported (renames, atomic replaces, new project dirs;
+// docs/benchmarks.md step 13).
 import { appendFile, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { watchDirs, type DirWatcher, type WatchEvent } from '../../src/adapters/dir-watcher.js';
 import { walkDirs } from '../../src/adapters/dir-walk.js';
@@ -190,6 +192,70 @@ describe('watchDirs', () => {
     // The same from a walk without watches (--once).
     const walked = walkDirs([root], { wantDir: (p) => isWatchedPath(p, true, root) });
     expect(findSessionsSync(root, undefined, walked)).toEqual(fromListing);
+  });
+});
+
+describe('watchDirs: what a file-watching library would report', () => {
+  it('a rename: the old name unlinked, the new one added', async () => {
+    const root = await tempRoot();
+    const project = join(root, '-home-dev-app');
+    await mkdir(project);
+    const from = join(project, 'a.jsonl');
+    await writeFile(from, '{}\n');
+    const w = await watching(root);
+    const to = join(project, 'b.jsonl');
+    await rename(from, to);
+    await waitFor(() => w.has('unlink', from) && w.has('add', to), 'the rename');
+    await appendFile(to, '{}\n');
+    await waitFor(() => w.has('change', to), 'an append under the new name');
+    expect(w.errors).toEqual([]);
+  });
+
+  it('an atomic replace (write a temp file, rename it over): the file added again, never unlinked', async () => {
+    const root = await tempRoot();
+    const project = join(root, '-home-dev-app');
+    await mkdir(project);
+    const file = join(project, 's.jsonl');
+    await writeFile(file, '{}\n');
+    const w = await watching(root);
+    const temp = join(project, 's.jsonl.tmp-123');
+    await writeFile(temp, '{}\n{}\n');
+    await rename(temp, file);
+    await waitFor(() => w.has('add', file), 'the replaced file');
+    await sleep(100);
+    expect(w.has('unlink', file)).toBe(false);
+    expect(w.events.some((e) => e.path === temp)).toBe(false);
+    await appendFile(file, '{}\n');
+    await waitFor(() => w.has('change', file), 'an append to the new inode');
+  });
+
+  it('a new project dir with a session in it, and an old session resumed and appended', async () => {
+    const root = await tempRoot();
+    const old = join(root, '-home-dev-old', 'old.jsonl');
+    await mkdir(dirname(old));
+    await writeFile(old, '{}\n');
+    const w = await watching(root);
+    const project = join(root, '-home-dev-new');
+    await mkdir(project);
+    const fresh = join(project, 'fresh.jsonl');
+    await writeFile(fresh, '{}\n');
+    await waitFor(() => w.has('add', fresh), 'the session in the new project dir');
+    await appendFile(fresh, '{}\n');
+    await waitFor(() => w.has('change', fresh), 'an append to it');
+    await appendFile(old, '{}\n');
+    await waitFor(() => w.has('change', old), 'the append to the old session');
+    expect(w.errors).toEqual([]);
+  });
+
+  it('appends to every one of many files, each reported', async () => {
+    const root = await tempRoot();
+    const project = join(root, '-home-dev-app');
+    await mkdir(project);
+    const files = Array.from({ length: 200 }, (_, i) => join(project, `s${i}.jsonl`));
+    for (const f of files) await writeFile(f, '{}\n');
+    const w = await watching(root);
+    for (const f of files) await appendFile(f, '{}\n');
+    await waitFor(() => files.every((f) => w.has('change', f)), 'every append');
   });
 });
 

@@ -7,8 +7,12 @@
 // through innerHTML. A CSP allowing nothing but this page's own script (by
 // hash) and inline styles backs that up and forbids any network access.
 //
-// Turns start expanded; agent rows start collapsed so a long session fits on a
-// screen, and an agent hiding failed or running calls says so with a badge.
+// An overview on top puts every turn on one folded session axis (idle gaps
+// cut to a break mark); below, each turn is drawn on its own time axis, as a
+// trace viewer shows one trace per turn. Turns of more than COLLAPSE_PAST calls
+// start collapsed, agent rows always do, and an agent hiding failed or running
+// calls says so with a badge. The script builds the rows of a turn only when
+// it is first shown, so a 5,000-call session opens at once.
 import { createHash } from 'node:crypto';
 import type { WaterfallRow } from '../../core/waterfall-row.js';
 import { HTML_WATERFALL_SCRIPT, HTML_WATERFALL_STYLE } from './html-waterfall-assets.js';
@@ -16,6 +20,8 @@ import {
   axisFraction,
   axisTicks,
   flattenRows,
+  foldedAxis,
+  groupAxis,
   formatCost,
   formatDuration,
   formatPercent,
@@ -25,6 +31,8 @@ import {
   rowEnd,
   rowTokens,
   sessionAxis,
+  FOLD_GAP_MS,
+  type FoldedAxis,
   type TimeAxis,
   type TurnGroup,
   type WaterfallView,
@@ -38,6 +46,8 @@ export interface HtmlWaterfallOptions {
 }
 
 const DEFAULT_MAX_TEXT = 20_000;
+/** Turns with more calls than this start collapsed: a long turn would bury the next ones. */
+export const COLLAPSE_PAST = 30;
 /** Tick labels are ~40px wide and the timeline column ~450px at 1280px. */
 const MAX_TICKS = 6;
 
@@ -46,9 +56,17 @@ export interface HtmlPayload {
   sessionId: string;
   title: string;
   startIso: string;
+  /** Wall time, first call to last. */
   duration: string;
-  tickPercent: number;
-  ticks: { percent: number; label: string }[];
+  /** Time inside turns: what the folded overview axis shows to scale. */
+  activeDuration: string;
+  collapsePast: number;
+  /** Every tool name and sub-agent type in the session, for the filters. */
+  tools: string[];
+  agentTypes: string[];
+  /** The idle gaps folded out of the overview axis. */
+  breaks: { percent: number; label: string }[];
+  foldGap: string;
   totals: {
     tokens: string;
     cost: string;
@@ -66,11 +84,19 @@ export interface PayloadGroup {
   index: number | null;
   label: string;
   state: string;
+  /** HH:MM (UTC) of the turn's start, or MM-DD HH:MM when the session spans days. */
+  clock: string;
+  /** Position on the folded overview axis, in percent. */
   left: number;
   width: number;
+  /** The turn's own axis: grid spacing and tick labels over it. */
+  tickPercent: number;
+  ticks: { percent: number; label: string }[];
   duration: string;
   tokens: string;
   cost: string;
+  calls: number;
+  errors: number;
   rows: PayloadRow[];
 }
 
@@ -80,8 +106,13 @@ export interface PayloadRow {
   toolName: string;
   label: string;
   status: WaterfallRow['status'];
+  /** On the axis of the row's turn, in percent. */
   left: number;
   width: number;
+  /** Duration in ms, for "slowest first". */
+  ms: number;
+  /** The sub-agent type of an agent row (Explore, Plan…), for the filter. */
+  agentType: string | null;
   start: string;
   offset: string;
   end: string | null;
@@ -133,10 +164,13 @@ export function renderHtmlWaterfall(view: WaterfallView, opts: HtmlWaterfallOpti
 
 export function buildPayload(view: WaterfallView, opts: HtmlWaterfallOptions = {}): HtmlPayload {
   const now = opts.now ?? lastTimestamp(view);
-  const axis = sessionAxis(view, now);
+  const wall = sessionAxis(view, now);
   const all = flattenRows(view.rows).map((f) => f.row);
+  const groups = groupByTurn(view).filter((g) => g.turn !== null || g.rows.length > 0);
+  const axes = groups.map((g) => groupAxis(g, now));
+  const folded = foldedAxis(axes);
   const ctx: RowContext = {
-    axis,
+    axis: wall,
     now,
     maxText: opts.maxTextChars ?? DEFAULT_MAX_TEXT,
     maxIn: maxOf(
@@ -148,17 +182,23 @@ export function buildPayload(view: WaterfallView, opts: HtmlWaterfallOptions = {
       1,
     ),
   };
-  const ticks = axisTicks(axis, MAX_TICKS);
+  const days = new Set(axes.map((a) => isoTime(a.start).slice(0, 10)));
+  const clock = (ms: number): string =>
+    days.size > 1 ? isoTime(ms).slice(5, 16).replace('T', ' ') : isoTime(ms).slice(11, 16);
   return {
     sessionId: view.sessionId,
     title: view.title,
-    startIso: all.length > 0 || view.turns.length > 0 ? isoTime(axis.start) : '',
-    duration: formatDuration(axis.end - axis.start),
-    tickPercent: (ticks.stepMs / axis.span) * 100,
-    ticks: ticks.offsetsMs.map((t) => ({
-      percent: (t / axis.span) * 100,
-      label: t === 0 ? '0s' : formatDuration(t),
+    startIso: all.length > 0 || view.turns.length > 0 ? isoTime(wall.start) : '',
+    duration: formatDuration(wall.end - wall.start),
+    activeDuration: formatDuration(axes.reduce((sum, a) => sum + (a.end - a.start), 0)),
+    collapsePast: COLLAPSE_PAST,
+    tools: [...new Set(all.map((r) => r.toolName))].sort(),
+    agentTypes: [...new Set(all.map(agentTypeOf).filter((t): t is string => t !== null))].sort(),
+    breaks: folded.breaks.map((b) => ({
+      percent: round3(b.at * 100),
+      label: `idle ${formatDuration(b.idleMs)}`,
     })),
+    foldGap: formatDuration(FOLD_GAP_MS),
     totals: {
       tokens: `${formatTokens(view.totals.inputTokens)} in / ${formatTokens(view.totals.outputTokens)} out`,
       cost: formatCost(view.totals.costUsd),
@@ -168,11 +208,14 @@ export function buildPayload(view: WaterfallView, opts: HtmlWaterfallOptions = {
       running: all.filter((r) => r.status === 'running').length,
     },
     warnings: view.warnings.map((w) => ({ where: `${w.file}:${w.line}`, reason: w.reason })),
-    groups: groupByTurn(view).map((g) => toPayloadGroup(g, view, ctx)),
+    groups: groups.map((g, i) =>
+      toPayloadGroup(g, view, { ...ctx, axis: axes[i] ?? wall }, folded, clock),
+    ),
   };
 }
 
 interface RowContext {
+  /** The axis rows are placed on: their turn's. */
   axis: TimeAxis;
   now: number;
   maxText: number;
@@ -180,43 +223,50 @@ interface RowContext {
   maxOut: number;
 }
 
-function toPayloadGroup(group: TurnGroup, view: WaterfallView, ctx: RowContext): PayloadGroup {
-  const rows = group.rows.map((r) => toPayloadRow(r, ctx));
+function toPayloadGroup(
+  group: TurnGroup,
+  view: WaterfallView,
+  ctx: RowContext,
+  folded: FoldedAxis,
+  clock: (ms: number) => string,
+): PayloadGroup {
+  const { axis } = ctx;
+  const flat = flattenRows(group.rows).map((f) => f.row);
+  const ticks = axisTicks(axis, MAX_TICKS);
+  const left = folded.fraction(axis.start) * 100;
+  const right = folded.fraction(axis.end) * 100;
   const { turn } = group;
+  const base = {
+    clock: clock(axis.start),
+    left: round3(left),
+    width: round3(Math.max(0, right - left)),
+    tickPercent: (ticks.stepMs / axis.span) * 100,
+    ticks: ticks.offsetsMs.map((t) => ({
+      percent: (t / axis.span) * 100,
+      label: t === 0 ? '0s' : formatDuration(t),
+    })),
+    duration: formatDuration(axis.end - axis.start),
+    calls: flat.length,
+    errors: flat.filter((r) => r.status === 'error').length,
+    rows: group.rows.map((r) => toPayloadRow(r, ctx)),
+  };
   if (turn) {
-    const [left, width] = span(ctx.axis, turn.startTime, turn.endTime);
     return {
+      ...base,
       index: turn.index,
       label: turn.label.trim() || '(no prompt text)',
       state: turn.endState,
-      left,
-      width,
-      duration: formatDuration(turn.endTime - turn.startTime),
       tokens: `${formatTokens(turn.inputTokens)} / ${formatTokens(turn.outputTokens)}`,
       cost: formatCost(turn.costUsd),
-      rows,
     };
   }
-  const flat = flattenRows(group.rows).map((f) => f.row);
-  const start = -maxOf(
-    flat.map((r) => -r.startTime),
-    Number.NEGATIVE_INFINITY,
-  );
-  const end = maxOf(
-    flat.map((r) => rowEnd(r, ctx.now)),
-    Number.NEGATIVE_INFINITY,
-  );
-  const [left, width] = flat.length > 0 ? span(ctx.axis, start, end) : [0, 0];
   return {
+    ...base,
     index: null,
     label: view.turns.length === 0 ? 'All calls' : 'Outside any turn',
     state: '',
-    left,
-    width,
-    duration: flat.length > 0 ? formatDuration(end - start) : '',
     tokens: '',
     cost: '',
-    rows,
   };
 }
 
@@ -233,6 +283,8 @@ function toPayloadRow(row: WaterfallRow, ctx: RowContext): PayloadRow {
     status: row.status,
     left,
     width,
+    ms: end - row.startTime,
+    agentType: agentTypeOf(row),
     start: isoTime(row.startTime),
     offset: `+${formatDuration(row.startTime - ctx.axis.start)}`,
     end: row.endTime === null ? null : isoTime(row.endTime),
@@ -252,7 +304,14 @@ function toPayloadRow(row: WaterfallRow, ctx: RowContext): PayloadRow {
   };
 }
 
-/** [left%, width%] of a time range on the session axis. */
+/** An agent row's sub-agent type, as the Task/Agent call asked for it. */
+function agentTypeOf(row: WaterfallRow): string | null {
+  if (row.type !== 'agent') return null;
+  const t = row.input.subagent_type;
+  return typeof t === 'string' && t.trim() !== '' ? t : null;
+}
+
+/** [left%, width%] of a time range on an axis. */
 function span(axis: TimeAxis, start: number, end: number): [number, number] {
   const left = axisFraction(axis, start) * 100;
   const right = axisFraction(axis, Math.max(start, end)) * 100;

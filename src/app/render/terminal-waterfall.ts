@@ -1,27 +1,36 @@
-// The `ccotel show` terminal waterfall: one line per call, a tree on the left,
-// a duration bar on one time axis shared by the whole session, then duration,
-// status, tokens and context fill. Output depends only on its arguments
-// (running rows stop at `opts.now`, or at the view's last timestamp), so it
-// can be compared byte for byte in tests.
+// The `ccotel show` terminal waterfall. On top, an overview: one row per turn
+// on a folded session axis (idle gaps between turns cut to a `┊` break). Then
+// each turn on its own time axis, as a trace viewer draws one trace per turn:
+// one line per call, a tree on the left, a duration bar, then duration,
+// status, tokens and context fill. Every column is measured in display width
+// (wide CJK characters, emoji, combining marks), so lines fit `width` and
+// columns line up. Output depends only on its arguments (running rows stop at
+// `opts.now`, or at the view's last timestamp), so tests compare it byte for byte.
 import type { WaterfallRow } from '../../core/waterfall-row.js';
+import { displayWidth, fitWidth, padStartWidth, padWidth } from './text-width.js';
+import { renderCompact } from './terminal-compact.js';
 import {
   axisFraction,
   flattenRows,
+  foldedAxis,
   formatCost,
   formatDuration,
   formatPercent,
   formatTokens,
+  groupAxis,
   groupByTurn,
   lastTimestamp,
   rowEnd,
   rowTokens,
-  sessionAxis,
   toSingleLine,
   type FlatRow,
+  type FoldedAxis,
   type TimeAxis,
+  type TurnGroup,
   type TurnSummary,
   type WaterfallView,
 } from './waterfall-view.js';
+import { clockLabeller, paint, plural, type AnsiName, type Paint } from './terminal-style.js';
 
 export interface TerminalWaterfallOptions {
   color: boolean;
@@ -29,11 +38,15 @@ export interface TerminalWaterfallOptions {
   width: number;
   /** Where running rows end; defaults to the view's last timestamp. */
   now?: number;
+  /** One line per turn with its slowest calls, instead of every call. */
+  compact?: boolean;
+  /** Said under the summary when the view was narrowed (`--errors`, `--turn`…). */
+  filterNote?: string;
 }
 
 const MIN_WIDTH = 60;
 const DUR_W = 6;
-const STATUS_W = 3;
+const STATUS_W = 6;
 const TOKENS_W = 11;
 const CTX_W = 4;
 /** The fixed columns right of the bar, separators included. */
@@ -41,24 +54,13 @@ const RIGHT_W = 1 + DUR_W + 1 + STATUS_W + 1 + TOKENS_W + 1 + CTX_W;
 const MAX_LABEL_W = 48;
 const WARNINGS_SHOWN = 3;
 
-const ANSI = {
-  bold: '1',
-  dim: '2',
-  red: '31',
-  green: '32',
-  yellow: '33',
-  magenta: '35',
-  cyan: '36',
-} as const;
-type AnsiName = keyof typeof ANSI;
-
 interface Layout {
   width: number;
   labelW: number;
   barW: number;
-  axis: TimeAxis;
   now: number;
   color: boolean;
+  paint: Paint;
 }
 
 export function renderTerminalWaterfall(
@@ -66,97 +68,185 @@ export function renderTerminalWaterfall(
   opts: TerminalWaterfallOptions,
 ): string {
   const now = opts.now ?? lastTimestamp(view);
-  const layout = makeLayout(view, opts, now);
-  const lines = [
-    ...renderHeader(view, layout),
-    ...renderBody(view, layout),
-    ...renderFooter(view, layout),
-  ];
+  const l = makeLayout(opts, now);
+  // An empty session has one empty group: nothing to draw, no axis to take.
+  const groups = groupByTurn(view).filter((g) => g.turn !== null || g.rows.length > 0);
+  const axes = groups.map((g) => groupAxis(g, now));
+  const head = renderHeader(view, axes, l, opts.filterNote);
+  const body =
+    opts.compact === true
+      ? renderCompact(groups, axes, { width: l.width, now, paint: l.paint })
+      : [...renderOverview(groups, axes, l), ...renderTurns(view, groups, axes, l)];
+  const lines = [...head, ...body, ...renderFooter(view, l)];
   return lines.join('\n') + '\n';
 }
 
-function makeLayout(view: WaterfallView, opts: TerminalWaterfallOptions, now: number): Layout {
+function makeLayout(opts: TerminalWaterfallOptions, now: number): Layout {
   const width = Math.max(MIN_WIDTH, Math.floor(opts.width));
   const rest = width - RIGHT_W;
   // Labels get half of what is left (capped), the bar the other half.
   const labelW = Math.min(MAX_LABEL_W, Math.floor(rest / 2));
   const barW = rest - labelW - 1;
-  return { width, labelW, barW, axis: sessionAxis(view, now), now, color: opts.color };
+  const p: Paint = (text, colour) => paint(opts.color, text, colour);
+  return { width, labelW, barW, now, color: opts.color, paint: p };
 }
 
-function renderHeader(view: WaterfallView, l: Layout): string[] {
-  const all = flattenRows(view.rows);
-  const title = fit(toSingleLine(view.title) || 'Claude Code session', l.width);
+function renderHeader(
+  view: WaterfallView,
+  axes: TimeAxis[],
+  l: Layout,
+  filterNote: string | undefined,
+): string[] {
+  const id = toSingleLine(view.sessionId);
+  const title = toSingleLine(view.title) || `Session ${id}`;
+  const start = Math.min(...axes.map((a) => a.start));
+  const end = Math.max(...axes.map((a) => a.end));
+  const inTurns = axes.reduce((s, a) => s + (a.end - a.start), 0);
   const summary = [
-    `session ${toSingleLine(view.sessionId)}`,
+    // The title usually is "Session <id>": the id is not said twice.
+    ...(title.includes(id) ? [] : [`session ${id}`]),
     plural(view.turns.length, 'turn'),
-    plural(all.length, 'call'),
-    formatDuration(l.axis.end - l.axis.start),
-  ].join(' · ');
-  return [paint(l, title, 'bold'), fit(summary, l.width), '', columnHeader(l)];
-}
-
-/** Column titles, with the axis' two ends over the bar column. */
-function columnHeader(l: Layout): string {
-  const endLabel = formatDuration(l.axis.end - l.axis.start);
-  const ruler = '0s'.padEnd(Math.max(0, l.barW - endLabel.length)) + endLabel;
-  const line =
-    'call'.padEnd(l.labelW) +
-    ' ' +
-    fit(ruler, l.barW).padEnd(l.barW) +
-    ' ' +
-    'time'.padStart(DUR_W) +
-    ' ' +
-    'st'.padEnd(STATUS_W) +
-    ' ' +
-    'in/out'.padStart(TOKENS_W) +
-    ' ' +
-    'ctx'.padStart(CTX_W);
-  return paint(l, line, 'dim');
-}
-
-function renderBody(view: WaterfallView, l: Layout): string[] {
-  const lines: string[] = [];
-  for (const group of groupByTurn(view)) {
-    if (group.turn) lines.push('', turnHeader(group.turn, l));
-    else if (view.turns.length > 0) lines.push('', ruleLine('── outside any turn ', l));
-    for (const flat of flattenRows(group.rows)) lines.push(rowLine(flat, l));
-  }
+    plural(flattenRows(view.rows).length, 'call'),
+    axes.length === 0 ? '0s' : `${formatDuration(end - start)} wall`,
+    ...(axes.length > 1 ? [`${formatDuration(inTurns)} in turns`] : []),
+    ...(axes.length > 0 ? [`from ${clockLabeller(axes)(start)} UTC`] : []),
+  ];
+  const lines = [l.paint(fitWidth(title, l.width), 'bold'), ...wrapParts(summary, ' · ', l.width)];
+  if (filterNote) lines.push(l.paint(fitWidth(`showing ${filterNote}`, l.width), 'yellow'));
   return lines;
 }
 
-function turnHeader(turn: TurnSummary, l: Layout): string {
+/** One row per turn on the folded session axis; only when there is more than one turn. */
+function renderOverview(groups: TurnGroup[], axes: TimeAxis[], l: Layout): string[] {
+  if (groups.length < 2) return [];
+  const folded = foldedAxis(axes);
+  const clock = clockLabeller(axes);
+  const note = folded.breaks.length > 0 ? `, idle gaps over 1m folded (┊)` : '';
+  const lines = ['', ruleLine(`── Overview: one row per turn${note} `, l)];
+  lines.push(columnHeader('turn', breakRuler(folded, l.barW), '', l));
+  groups.forEach((g, i) => {
+    const axis = axes[i]!;
+    const errors = flattenRows(g.rows).filter((f) => f.row.status === 'error').length;
+    const name = g.turn === null ? 'outside any turn' : toSingleLine(g.turn.label);
+    const index = g.turn === null ? '–' : String(g.turn.index);
+    const errMark = errors > 0 ? `${errors}✗ ` : '';
+    const label = `${index.padStart(3)} ${clock(axis.start)} ${errMark}${name}`;
+    const tokens =
+      g.turn === null
+        ? ''
+        : `${formatTokens(g.turn.inputTokens)}/${formatTokens(g.turn.outputTokens)}`;
+    const [from, to] = barCells(folded.fraction(axis.start), folded.fraction(axis.end), l.barW);
+    const failed = g.turn?.endState === 'api_error' || errors > 0;
+    const bar = l.paint('█'.repeat(to - from), failed ? 'red' : 'cyan');
+    lines.push(
+      [
+        padWidth(label, l.labelW),
+        ' '.repeat(from) + bar + ' '.repeat(l.barW - to),
+        padStartWidth(formatDuration(axis.end - axis.start), DUR_W),
+        g.turn === null ? ' '.repeat(STATUS_W) : turnStateCell(g.turn, l),
+        padStartWidth(tokens, TOKENS_W),
+        ' '.repeat(CTX_W),
+      ].join(' '),
+    );
+  });
+  return lines;
+}
+
+/**
+ * The folded gaps as `┊` over the bar column, once, in the overview's header;
+ * left out when they would be closer than three columns (the title says they exist).
+ */
+function breakRuler(folded: FoldedAxis, barW: number): string {
+  if (folded.breaks.length === 0 || folded.breaks.length > barW / 3) return '';
+  const cells = Array.from({ length: barW }, () => ' ');
+  for (const b of folded.breaks) cells[Math.min(barW - 1, Math.floor(b.at * barW))] = '┊';
+  return cells.join('');
+}
+
+function renderTurns(
+  view: WaterfallView,
+  groups: TurnGroup[],
+  axes: TimeAxis[],
+  l: Layout,
+): string[] {
+  const lines: string[] = [];
+  groups.forEach((group, i) => {
+    const axis = axes[i]!;
+    if (group.turn) lines.push('', turnHeader(group.turn, axis, l));
+    else if (view.turns.length > 0) lines.push('', ruleLine('── outside any turn ', l));
+    const ruler = rulerText(axis, l.barW);
+    lines.push(columnHeader('call', ruler, 'ctx', l));
+    for (const flat of flattenRows(group.rows)) lines.push(rowLine(flat, axis, l));
+  });
+  return lines;
+}
+
+/** `0s` at the left end of the bar column, the axis' span at the right. */
+function rulerText(axis: TimeAxis, barW: number): string {
+  const endLabel = formatDuration(axis.end - axis.start);
+  return padWidth('0s', Math.max(0, barW - endLabel.length)) + endLabel;
+}
+
+/** Column titles: the bar column carries the axis of the rows under it. */
+function columnHeader(first: string, ruler: string, last: string, l: Layout): string {
+  const line = [
+    padWidth(first, l.labelW),
+    padWidth(ruler, l.barW),
+    padStartWidth('dur', DUR_W),
+    padWidth('status', STATUS_W),
+    padStartWidth('in/out', TOKENS_W),
+    padStartWidth(last, CTX_W),
+  ].join(' ');
+  return l.paint(line, 'dim');
+}
+
+function turnHeader(turn: TurnSummary, axis: TimeAxis, l: Layout): string {
   const head = `── Turn ${turn.index} · ${turn.endState} · `;
   const cost = ` · ${formatCost(turn.costUsd)} `;
   const full =
-    ` · ${formatDuration(turn.endTime - turn.startTime)}` +
+    ` · ${formatDuration(axis.end - axis.start)}` +
     ` · in ${formatTokens(turn.inputTokens)} out ${formatTokens(turn.outputTokens)}` +
     cost;
   // On narrow terminals the prompt keeps some room and the numbers go first.
-  const tail = [full, cost, ' '].find((t) => l.width - head.length - t.length >= 12) ?? ' ';
-  const labelRoom = Math.max(1, l.width - head.length - tail.length - 2);
-  const label = fit(toSingleLine(turn.label) || '(no prompt text)', labelRoom);
-  const line = fit(head + label + tail, l.width);
+  const room = (t: string): number => l.width - displayWidth(head) - displayWidth(t);
+  const tail = [full, cost, ' '].find((t) => room(t) >= 12) ?? ' ';
+  const labelRoom = Math.max(1, room(tail) - 2);
+  const label = fitWidth(toSingleLine(turn.label) || '(no prompt text)', labelRoom);
   const colour: AnsiName = turn.endState === 'api_error' ? 'red' : 'bold';
-  return paint(l, padCp(line, l.width, '─'), colour);
+  return l.paint(padWidth(head + label + tail, l.width, '─'), colour);
+}
+
+/** A turn's end state in the status column: words without colour, marks with it (as rows). */
+function turnStateCell(turn: TurnSummary, l: Layout): string {
+  if (!l.color) {
+    const plain = { completed: 'ok', api_error: 'ERR', interrupted: 'INT', open: 'open' } as const;
+    return padWidth(plain[turn.endState], STATUS_W);
+  }
+  const fancy = {
+    completed: ['✓', 'green'],
+    api_error: ['✗', 'red'],
+    interrupted: ['■', 'yellow'],
+    open: ['…', 'yellow'],
+  } as const;
+  const [glyph, colour] = fancy[turn.endState];
+  return l.paint(glyph, colour) + ' '.repeat(STATUS_W - 1);
 }
 
 function ruleLine(text: string, l: Layout): string {
-  return paint(l, padCp(fit(text, l.width), l.width, '─'), 'dim');
+  return l.paint(padWidth(text, l.width, '─'), 'dim');
 }
 
-function rowLine(flat: FlatRow, l: Layout): string {
+function rowLine(flat: FlatRow, axis: TimeAxis, l: Layout): string {
   const { row } = flat;
-  const prefix = treePrefix(flat);
-  const label = padCp(fit(prefix + toSingleLine(row.label), l.labelW), l.labelW);
+  const label = padWidth(treePrefix(flat) + toSingleLine(row.label), l.labelW);
   const tokens = rowTokens(row);
   const duration = rowEnd(row, l.now) - row.startTime;
   return [
     label,
-    bar(row, l),
-    formatDuration(duration).padStart(DUR_W),
+    bar(row, axis, l),
+    padStartWidth(formatDuration(duration), DUR_W),
     statusMarker(row, l),
-    `${formatTokens(tokens.input)}/${formatTokens(tokens.output)}`.padStart(TOKENS_W),
+    padStartWidth(`${formatTokens(tokens.input)}/${formatTokens(tokens.output)}`, TOKENS_W),
     ctxCell(row.contextFillPercent, l),
   ].join(' ');
 }
@@ -167,15 +257,22 @@ function treePrefix(flat: FlatRow): string {
   return guides + (flat.isLast ? '└─ ' : '├─ ');
 }
 
-function bar(row: WaterfallRow, l: Layout): string {
-  const from = Math.min(l.barW - 1, Math.floor(axisFraction(l.axis, row.startTime) * l.barW));
-  const to = Math.min(
+/** [from, to) cells of a bar; never empty, so the shortest call still shows. */
+function barCells(fromFraction: number, toFraction: number, barW: number): [number, number] {
+  const from = Math.min(barW - 1, Math.floor(fromFraction * barW));
+  const to = Math.min(barW, Math.max(from + 1, Math.ceil(toFraction * barW)));
+  return [from, to];
+}
+
+function bar(row: WaterfallRow, axis: TimeAxis, l: Layout): string {
+  const [from, to] = barCells(
+    axisFraction(axis, row.startTime),
+    axisFraction(axis, rowEnd(row, l.now)),
     l.barW,
-    Math.max(from + 1, Math.ceil(axisFraction(l.axis, rowEnd(row, l.now)) * l.barW)),
   );
   // Running rows are shaded rather than solid so they read as open-ended without colour.
   const glyph = row.status === 'running' ? '░' : '█';
-  const filled = paint(l, glyph.repeat(to - from), barColour(row));
+  const filled = l.paint(glyph.repeat(to - from), barColour(row));
   return ' '.repeat(from) + filled + ' '.repeat(l.barW - to);
 }
 
@@ -188,18 +285,18 @@ function barColour(row: WaterfallRow): AnsiName {
 function statusMarker(row: WaterfallRow, l: Layout): string {
   if (!l.color) {
     const plain = { success: 'ok', error: 'ERR', running: 'RUN' } as const;
-    return plain[row.status].padEnd(STATUS_W);
+    return padWidth(plain[row.status], STATUS_W);
   }
   const fancy = { success: ['✓', 'green'], error: ['✗', 'red'], running: ['…', 'yellow'] } as const;
   const [glyph, colour] = fancy[row.status];
-  return paint(l, glyph, colour) + ' '.repeat(STATUS_W - 1);
+  return l.paint(glyph, colour) + ' '.repeat(STATUS_W - 1);
 }
 
 function ctxCell(percent: number, l: Layout): string {
-  const text = formatPercent(percent).padStart(CTX_W);
+  const text = padStartWidth(formatPercent(percent), CTX_W);
   // A context nearly full is what precedes auto-compaction: worth a glance.
-  if (percent >= 90) return paint(l, text, 'red');
-  if (percent >= 75) return paint(l, text, 'yellow');
+  if (percent >= 90) return l.paint(text, 'red');
+  if (percent >= 75) return l.paint(text, 'yellow');
   return text;
 }
 
@@ -214,13 +311,13 @@ function renderFooter(view: WaterfallView, l: Layout): string[] {
     `${running} running`,
     plural(view.warnings.length, 'warning'),
   ];
-  const lines = ['', paint(l, '─'.repeat(l.width), 'dim'), ...wrapParts(parts, ' · ', l.width)];
+  const lines = ['', l.paint('─'.repeat(l.width), 'dim'), ...wrapParts(parts, ' · ', l.width)];
   for (const w of view.warnings.slice(0, WARNINGS_SHOWN)) {
     const text = `  ! ${toSingleLine(w.file)}:${w.line}: ${toSingleLine(w.reason)}`;
-    lines.push(paint(l, fit(text, l.width), 'yellow'));
+    lines.push(l.paint(fitWidth(text, l.width), 'yellow'));
   }
   const more = view.warnings.length - WARNINGS_SHOWN;
-  if (more > 0) lines.push(fit(`  … and ${more} more`, l.width));
+  if (more > 0) lines.push(fitWidth(`  … and ${more} more`, l.width));
   return lines;
 }
 
@@ -230,7 +327,7 @@ function wrapParts(parts: string[], sep: string, width: number): string[] {
   let current = '';
   for (const part of parts) {
     const candidate = current === '' ? part : current + sep + part;
-    if (current !== '' && Array.from(candidate).length > width) {
+    if (current !== '' && displayWidth(candidate) > width) {
       lines.push(current);
       current = part;
     } else {
@@ -238,28 +335,5 @@ function wrapParts(parts: string[], sep: string, width: number): string[] {
     }
   }
   if (current !== '') lines.push(current);
-  return lines.map((line) => fit(line, width));
-}
-
-/** Cuts `text` to `width` code points, ending in `…` when something was cut. */
-function fit(text: string, width: number): string {
-  const chars = Array.from(text);
-  if (chars.length <= width) return text;
-  if (width <= 0) return '';
-  return chars.slice(0, width - 1).join('') + '…';
-}
-
-/** padEnd by code points: labels may hold characters outside the BMP (emoji). */
-function padCp(text: string, width: number, fill = ' '): string {
-  const missing = width - Array.from(text).length;
-  return missing > 0 ? text + fill.repeat(missing) : text;
-}
-
-function paint(l: Layout, text: string, colour: AnsiName): string {
-  if (!l.color || text === '') return text;
-  return `\u001b[${ANSI[colour]}m${text}\u001b[0m`;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+  return lines.map((line) => fitWidth(line, width));
 }

@@ -114,6 +114,84 @@ export function sessionAxis(view: WaterfallView, now: number): TimeAxis {
   return { start, end, span: Math.max(1, end - start) };
 }
 
+/**
+ * The axis of one turn group: from its start to its last end, each turn scaled
+ * to itself as a trace viewer draws one trace (a call may outlive the turn's
+ * end record, so rows widen it).
+ */
+export function groupAxis(group: TurnGroup, now: number): TimeAxis {
+  let start = group.turn?.startTime ?? Number.POSITIVE_INFINITY;
+  let end = group.turn?.endTime ?? Number.NEGATIVE_INFINITY;
+  for (const { row } of flattenRows(group.rows)) {
+    start = Math.min(start, row.startTime);
+    end = Math.max(end, rowEnd(row, now));
+  }
+  if (!Number.isFinite(start)) return { start: 0, end: 0, span: 1 };
+  end = Math.max(start, end);
+  return { start, end, span: Math.max(1, end - start) };
+}
+
+/** Idle gaps between turns longer than this are folded into a break mark. */
+export const FOLD_GAP_MS = 60_000;
+
+export interface FoldedAxis {
+  /** Where `t` falls, 0..1; a time inside a folded gap maps to its break. */
+  fraction(t: number): number;
+  /** The folded gaps: where each break sits (0..1) and how long the idle time was. */
+  breaks: { at: number; idleMs: number }[];
+  /** Time the axis shows to scale (turns and short gaps). */
+  shownMs: number;
+}
+
+/**
+ * One axis over the whole session with idle time cut out: the turns and the
+ * short gaps between them keep their scale, every gap longer than FOLD_GAP_MS
+ * becomes a narrow break (its width fixed, the breaks together at most a
+ * quarter of the axis), so a 9-minute turn after 20 idle hours is still wide.
+ */
+export function foldedAxis(spans: readonly TimeAxis[]): FoldedAxis {
+  const sorted = spans.filter((s) => s.end >= s.start).sort((a, b) => a.start - b.start);
+  const merged: { start: number; end: number }[] = [];
+  for (const s of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && s.start <= last.end + FOLD_GAP_MS) last.end = Math.max(last.end, s.end);
+    else merged.push({ start: s.start, end: s.end });
+  }
+  const shownMs = merged.reduce((sum, m) => sum + (m.end - m.start), 0);
+  const gaps = Math.max(0, merged.length - 1);
+  const breakUnits =
+    gaps === 0 ? 0 : Math.max(1, Math.min(0.02 * shownMs, (0.25 * shownMs) / gaps));
+  const total = Math.max(1, shownMs + breakUnits * gaps);
+  const offsets: number[] = [];
+  let acc = 0;
+  merged.forEach((m, i) => {
+    offsets.push(acc);
+    acc += m.end - m.start + (i < gaps ? breakUnits : 0);
+  });
+  const breaks = merged.slice(1).map((m, i) => ({
+    at: ((offsets[i + 1] ?? 0) - breakUnits / 2) / total,
+    idleMs: m.start - (merged[i]?.end ?? m.start),
+  }));
+  const fraction = (t: number): number => {
+    // Sessions have tens of turns, not thousands: a scan is enough.
+    for (let i = merged.length - 1; i >= 0; i--) {
+      const m = merged[i]!;
+      if (t >= m.start)
+        return Math.min(1, ((offsets[i] ?? 0) + Math.min(t, m.end) - m.start) / total);
+    }
+    return 0;
+  };
+  return { fraction, breaks, shownMs };
+}
+
+/** Siblings longest first at every level: "slowest first" within a turn. */
+export function slowestFirst(rows: readonly WaterfallRow[], now: number): WaterfallRow[] {
+  const took = (r: WaterfallRow): number => rowEnd(r, now) - r.startTime;
+  return [...rows]
+    .sort((a, b) => took(b) - took(a) || a.startTime - b.startTime)
+    .map((r) => (r.children.length === 0 ? r : { ...r, children: slowestFirst(r.children, now) }));
+}
+
 /** Fraction (0..1) of the axis at which `t` falls. */
 export function axisFraction(axis: TimeAxis, t: number): number {
   return Math.min(1, Math.max(0, (t - axis.start) / axis.span));

@@ -15,10 +15,12 @@ import type { Settings } from '../../core/settings.js';
 import { walkDirs, type DirListing } from '../../adapters/dir-walk.js';
 import { watchDirs, type DirWatcher, type WatchEvent } from '../../adapters/dir-watcher.js';
 import type { Logger } from '../../adapters/logger.js';
+import { lockStateDir } from '../../adapters/state-lock.js';
 import { ownerOf, subagentFiles } from '../../adapters/session-files.js';
 import { parseOptionsFor } from '../session-spans.js';
 import { otlpSink, type RetryPolicy, type SpanSink } from '../span-sink.js';
 import { createDeliveryQueue, type Batch } from './delivery-queue.js';
+import { createMalformedLines } from './malformed-lines.js';
 import { openExportRecords } from './export-records.js';
 import { classifyPath, isWatchedPath, sessionKeyOf } from './file-kind.js';
 import { SessionTracker, type Outgoing, type TrackerContext } from './session-tracker.js';
@@ -118,6 +120,8 @@ async function fileRecord(path: string): Promise<(FileRecord & { mtimeMs: number
 export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const { settings, log, once } = options;
   const stateDir = settings.stateDir ?? '.';
+  // One ccotel per state dir: a second daemon would send every span again.
+  const lock = await lockStateDir(stateDir, 'watch', { warn: (m) => log.warn(m) });
   const roots = [...new Set(settings.projectsDirs.map((d) => resolve(d)))];
   const idleMs = settings.idleTimeoutMs;
   const recomputeDelayMs = options.recomputeDelayMs ?? 10;
@@ -130,6 +134,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     settleMs: options.settleMs ?? 1500,
     records,
     log,
+    malformed: createMalformedLines(log, () => performance.now()),
     now: () => performance.now(),
   };
 
@@ -355,6 +360,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     maxRetries: once ? 5 : Infinity,
     maxBackoffMs: once ? 5000 : 30_000,
     lingerMs: options.lingerMs ?? 5,
+    maxBatchSpans: settings.maxBatchSpans,
     pull(max): Batch<Sent> {
       const active = [...entries.values()].filter((e) => e.tracker?.hasOutbox === true);
       const items: Sent[] = [];
@@ -578,6 +584,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const done = new Promise<number>((r) => {
     resolveDone = r;
   });
+  void done.then(() => lock.release());
   let stopPromise: Promise<number> | null = null;
 
   const stop = (reason = 'stop'): Promise<number> => {
@@ -610,7 +617,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
       await until(queue.whenIdle(), Date.now() + 300);
       await persist();
       const undelivered = [...entries.values()].reduce((n, e) => n + (e.tracker?.pending ?? 0), 0);
-      log.info('stopped', { undeliveredSpans: undelivered });
+      log.info('stopped', { undeliveredSpans: undelivered, malformedLines: ctx.malformed?.count });
       return 0;
     })();
     void stopPromise.then(resolveDone);
@@ -627,6 +634,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
         log.error('could not deliver every span; they will be sent by the next run', {
           undeliveredSpans: undelivered,
         });
+      log.info('done', { undeliveredSpans: undelivered, malformedLines: ctx.malformed?.count });
       resolveDone(queue.gaveUp ? 1 : 0);
     })();
   }

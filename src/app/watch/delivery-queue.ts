@@ -1,15 +1,16 @@
-// Sends ready spans in batches (≤ 512), one request at a time, as soon as
-// they appear (a few ms of linger to batch spans that complete together).
-// Nothing is dropped while the collector is away: the sender retries with
-// backoff (capped at 30 s) until it answers, and spans completing meanwhile
-// wait in their sessions' outboxes. The outage is logged once when it starts
-// and once when it ends, never per span or per attempt.
+// Sends ready spans in batches (≤ maxBatchSpans), one request at a time, as
+// soon as they appear (a few ms of linger to batch spans that complete
+// together). Nothing is dropped while the collector is away: the sender
+// retries with backoff (capped at 30 s) until it answers, and spans completing
+// meanwhile wait in their sessions' outboxes. The outage is logged once when it
+// starts and once when it ends, never per span or per attempt; so is an
+// episode of partial_success rejections. Rejected spans are not retried (the
+// OTLP spec says not to): their turns stay unrecorded, so a later
+// `ccotel export` resends them whole.
 import type { AttemptFailure } from '../../adapters/otlp-http-sender.js';
 import type { Logger } from '../../adapters/logger.js';
 import type { SpanData } from '../../core/span-data.js';
-import type { RetryPolicy, SpanSink } from '../span-sink.js';
-
-export const MAX_BATCH_SPANS = 512;
+import type { RetryPolicy, SinkPart, SpanSink } from '../span-sink.js';
 
 export interface Batch<T> {
   items: T[];
@@ -24,11 +25,13 @@ export interface DeliveryQueueOptions<T> {
   maxRetries: number;
   maxBackoffMs: number;
   lingerMs: number;
+  /** Spans per request (the maxBatchSpans setting). */
+  maxBatchSpans: number;
   /** Next spans to send, at most max. */
   pull(max: number): Batch<T>;
   /** The collector accepted the batch; resolves once that is durable. */
   onAccepted(items: T[]): Promise<void>;
-  /** Refused for good (400/413): retrying the same bytes cannot help. */
+  /** Refused for good (400, partial_success rejections, a span too large alone): not retried. */
   onRefused(items: T[]): Promise<void>;
   /** Not delivered (stopping, or retries used up): back to the sessions. */
   onReturned(items: T[]): void;
@@ -84,24 +87,65 @@ export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): Delive
     onRetry: (failure, delayMs) => startOutage(failure, delayMs),
   });
 
-  /** Sends one batch until it is accepted, refused, or we stop. */
-  async function deliver(batch: Batch<T>): Promise<void> {
+  /** Spans rejected since the episode's first partial_success; null when none is going on. */
+  let rejecting: { spans: number } | null = null;
+
+  const noteParts = (parts: SinkPart[]): void => {
+    for (const part of parts) {
+      if (part.outcome === 'rejected') {
+        if (rejecting === null) {
+          rejecting = { spans: 0 };
+          log.warn(
+            'collector rejected spans (partial success); not retried, their turns stay unrecorded for a later export',
+            { rejectedSpans: part.rejectedSpans, error: part.errorMessage },
+          );
+        }
+        rejecting.spans += part.rejectedSpans;
+      } else if (part.outcome === 'too-large')
+        log.error('span too large for the collector even alone (HTTP 413); not sent', {
+          spanId: part.spanId,
+          bytes: part.bytes,
+        });
+    }
+    if (rejecting !== null && parts.length > 0 && parts.every((p) => p.outcome === 'accepted')) {
+      log.info('collector accepting every span again', { rejectedSpans: rejecting.spans });
+      rejecting = null;
+    }
+  };
+
+  /** Acknowledges what the collector answered for; returns the rest of the batch. */
+  async function settleParts(batch: Batch<T>, parts: SinkPart[]): Promise<Batch<T>> {
+    const answered = parts[parts.length - 1]?.to ?? 0;
+    if (answered === 0) return batch;
+    if (outageSince !== null) {
+      log.info('collector reachable again; delivering held spans', {
+        outageSeconds: Math.round((Date.now() - outageSince) / 1000),
+      });
+      outageSince = null;
+    }
+    noteParts(parts);
+    const accepted: T[] = [];
+    const refused: T[] = [];
+    for (const part of parts)
+      (part.outcome === 'accepted' ? accepted : refused).push(
+        ...batch.items.slice(part.from, part.to),
+      );
+    if (accepted.length > 0) await options.onAccepted(accepted);
+    if (refused.length > 0) await options.onRefused(refused);
+    return { items: batch.items.slice(answered), spans: batch.spans.slice(answered) };
+  }
+
+  /** Sends one batch until every span is accepted, refused, or we stop. */
+  async function deliver(whole: Batch<T>): Promise<void> {
     let backoff = 1000;
+    let batch = whole;
     for (;;) {
       const result = await sink.send(batch.spans);
-      if (result.ok) {
-        if (outageSince !== null) {
-          log.info('collector reachable again; delivering held spans', {
-            outageSeconds: Math.round((Date.now() - outageSince) / 1000),
-          });
-          outageSince = null;
-        }
-        await options.onAccepted(batch.items);
-        return;
-      }
-      const { failure } = result;
+      batch = await settleParts(batch, result.parts);
+      if (result.ok || batch.items.length === 0) return;
+      const failure = result.failure as AttemptFailure;
       if (controller.signal.aborted) return options.onReturned(batch.items);
-      if (failure.status === 400 || failure.status === 413) {
+      if (failure.status === 400) {
         log.error('collector refused spans; they will not be retried', {
           error: failure.message,
           spans: batch.spans.length,
@@ -126,7 +170,7 @@ export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): Delive
     running = true;
     try {
       while (!controller.signal.aborted && !gaveUp) {
-        const batch = options.pull(MAX_BATCH_SPANS);
+        const batch = options.pull(options.maxBatchSpans);
         if (batch.items.length === 0) break;
         await deliver(batch);
       }

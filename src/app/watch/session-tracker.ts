@@ -27,6 +27,7 @@ import { createFileTailer, type FileTailer } from '../../adapters/file-tailer.js
 import type { Logger } from '../../adapters/logger.js';
 import { digestOf } from '../session-spans.js';
 import type { ExportRecords } from './export-records.js';
+import type { MalformedLines } from './malformed-lines.js';
 import { readySpanIds, turnHolds } from './readiness.js';
 import { createThreads, observe, type Threads } from './threads.js';
 import {
@@ -47,6 +48,8 @@ export interface TrackerContext {
   settleMs: number;
   records: ExportRecords;
   log: Logger;
+  /** Told of the malformed lines read (logged once each, counted). */
+  malformed?: MalformedLines;
   /** Monotonic milliseconds. */
   now(): number;
 }
@@ -245,6 +248,7 @@ export class SessionTracker {
         if (line.text.trim() === '') continue;
         step(this.state, source, line.number, parseRecord(line.text, this.ctx.parse));
       }
+      this.ctx.malformed?.see(this.state.warnings);
     };
   }
 

@@ -1,9 +1,11 @@
 import { loadConfig } from '../../adapters/config-loader.js';
 import { CliError } from '../../adapters/cli-error.js';
+import { BUNDLED_PRICING } from '../../adapters/price-file.js';
 import { maskSecrets, type Settings } from '../../core/settings.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { SETTINGS_FLAGS, SETTINGS_HELP, settingsFromFlags } from '../settings-flags.js';
 import type { CommandIo } from '../command-io.js';
+import { projectsDirsReport, renderProjectsDirsReport } from '../projects-dirs-report.js';
 
 export const CONFIG_HELP = `Usage: ccotel config check [options] [--json]
 
@@ -41,18 +43,27 @@ export async function runConfigCommand(argv: string[], io: CommandIo): Promise<n
   }
   const { flags, configFile } = settingsFromFlags(values);
   const loaded = loadConfig(flags, io.env, configFile);
-  const masked = maskSecrets(loaded.settings);
+  // No --pricing means the bundled table (price-file.ts): say which file that is.
+  const masked = { ...maskSecrets(loaded.settings) };
+  masked.pricing ??= BUNDLED_PRICING;
   const keys = Object.keys(masked) as (keyof Settings)[];
+  const { value: dirs, source: dirsSource } = loaded.sources.projectsDirs;
+  const projectsDirs = projectsDirsReport(dirs, dirsSource, io.env);
   if (values.json === true) {
     const out = Object.fromEntries(
       keys.map((k) => [k, { value: masked[k], source: loaded.sources[k].source }]),
     );
-    io.stdout(`${JSON.stringify({ configFile: loaded.configFile, settings: out }, null, 2)}\n`);
+    const json = { configFile: loaded.configFile, settings: out, projectsDirs };
+    io.stdout(`${JSON.stringify(json, null, 2)}\n`);
     return 0;
   }
   const width = Math.max(...keys.map((k) => k.length));
   io.stdout(`config file: ${loaded.configFile ?? '(none)'}\n`);
-  for (const k of keys)
-    io.stdout(`${k.padEnd(width)}  ${show(masked[k])}  [${loaded.sources[k].source}]\n`);
+  const bundled = loaded.settings.pricing === null ? ' (bundled)' : '';
+  for (const k of keys) {
+    const note = k === 'pricing' ? bundled : '';
+    io.stdout(`${k.padEnd(width)}  ${show(masked[k])}${note}  [${loaded.sources[k].source}]\n`);
+  }
+  io.stdout(renderProjectsDirsReport(projectsDirs));
   return Promise.resolve(0);
 }

@@ -1,20 +1,28 @@
 import { CliError } from '../../adapters/cli-error.js';
-import { runExport, resetOutFile, type ExportSummary } from '../../app/export.js';
-import { countingSink, fileSink, otlpSink } from '../../app/span-sink.js';
+import type { AttemptFailure } from '../../adapters/otlp-http-sender.js';
+import { openPrivateFile, type PrivateFile } from '../../adapters/private-file.js';
+import { checkStateDir } from '../../adapters/state-dir.js';
+import { lockStateDir } from '../../adapters/state-lock.js';
+import { runExport, type ExportSummary } from '../../app/export.js';
+import { cleanupWarnings } from '../../app/cleanup-warning.js';
+import { countingSink, fileSink, otlpSink, type SpanSink } from '../../app/span-sink.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { exportContext, SETTINGS_FLAGS, SETTINGS_HELP } from '../settings-flags.js';
 import { formatWarnings } from '../format-warnings.js';
 import type { CommandIo } from '../command-io.js';
+import type { PriceTable } from '../../core/pricing.js';
+import type { Settings } from '../../core/settings.js';
 
 export const EXPORT_HELP = `Usage: ccotel export [paths...] [options]
 
 Sends Claude Code sessions to an OTLP/HTTP endpoint as traces, one trace per
 turn. Paths may be transcript files, session dirs, project dirs or a projects
-root (default: all of ~/.claude/projects). Re-runs send only new or changed turns.
+root (default: every projects dir that exists, see --projects-dir). Re-runs send
+only new or changed turns.
 
 Options:
   --since DATE             only turns that started at or after DATE (ISO date or time)
-  --dry-run                count what would be sent; send nothing
+  --dry-run                count what would be sent; send nothing, record nothing
   --out FILE               write OTLP/JSON requests to FILE (one per line); no network
   --force                  resend turns already exported
   --quiet                  no progress bar and no summary (warnings are still printed)
@@ -29,22 +37,70 @@ function parseSince(text: string | undefined): number | null {
   return ms;
 }
 
-function summaryLine(s: ExportSummary, mode: string): string {
+function summaryLine(s: ExportSummary, mode: string, verb: string): string {
   const unchanged = s.turnsUnchanged > 0 ? ` (${s.turnsUnchanged} unchanged, skipped)` : '';
   const dupes = s.turnsDuplicate > 0 ? `, ${s.turnsDuplicate} duplicate history` : '';
-  return `${mode}: ${s.sessions} sessions, ${s.turns} turns${unchanged}${dupes}, ${s.spansSent} spans sent, ${s.spansFailed} failed, ${s.warnings.length} warnings\n`;
+  return `${mode}: ${s.sessions} sessions, ${s.turns} turns${unchanged}${dupes}, ${s.spansSent} spans ${verb}, ${s.warnings.length} warnings\n`;
+}
+
+/** Why the run did not deliver everything (one line), or null when it did. */
+export function failureLine(s: ExportSummary, endpoint: string): string | null {
+  const problems: string[] = [];
+  if (s.failure !== null)
+    problems.push(`${s.failure} (${s.spansSent} spans sent, ${s.spansFailed} not delivered)`);
+  if (s.spansRejected > 0) {
+    const why =
+      s.rejectMessages.length === 0 ? '' : `: ${s.rejectMessages.slice(0, 3).join(' | ')}`;
+    problems.push(
+      `the collector at ${endpoint} rejected ${s.spansRejected} spans (partial success${why})`,
+    );
+  }
+  if (s.tooLarge.length > 0) {
+    const shown = s.tooLarge.slice(0, 3).map((t) => `${t.spanId} (${t.bytes} bytes)`);
+    const more = s.tooLarge.length > 3 ? ` and ${s.tooLarge.length - 3} more` : '';
+    problems.push(
+      `${s.tooLarge.length} span(s) too large for the collector even alone (HTTP 413): ${shown.join(', ')}${more}`,
+    );
+  }
+  if (problems.length === 0) return null;
+  return `${problems.join('; ')}; those turns stay unrecorded and will be resent whole, same ids`;
+}
+
+/**
+ * Retries are reported per outage, not per attempt: one line when the
+ * collector stops answering, one when it answers again.
+ */
+function outageReporter(io: CommandIo, quiet: boolean) {
+  let since: number | null = null;
+  return {
+    onRetry(failure: AttemptFailure, delayMs: number): void {
+      if (since !== null || quiet) return;
+      since = Date.now();
+      io.stderr(
+        `ccotel: collector not accepting (${failure.message}); retrying, next in ${(delayMs / 1000).toFixed(1)}s\n`,
+      );
+    },
+    /** Wraps the sink so that the first answer after an outage ends it. */
+    watch(sink: SpanSink): SpanSink {
+      return {
+        description: sink.description,
+        send: async (spans, encoded) => {
+          const result = await sink.send(spans, encoded);
+          if (since !== null && result.parts.length > 0) {
+            io.stderr(
+              `ccotel: collector answering again after ${((Date.now() - since) / 1000).toFixed(1)}s\n`,
+            );
+            since = null;
+          }
+          return result;
+        },
+      };
+    },
+  };
 }
 
 export async function runExportCommand(argv: string[], io: CommandIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs('export', argv, {
-    ...SETTINGS_FLAGS,
-    since: { type: 'string' },
-    'dry-run': { type: 'boolean' },
-    out: { type: 'string' },
-    force: { type: 'boolean' },
-    quiet: { type: 'boolean', short: 'q' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values, positionals } = parseExportArgs(argv);
   if (values.help === true) {
     io.stdout(EXPORT_HELP);
     return 0;
@@ -54,29 +110,97 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
   const out = values.out;
   if (dryRun && out !== undefined)
     throw new CliError('export: --dry-run and --out cannot be combined', 2);
-  if (out !== undefined) await resetOutFile(out);
   const quiet = values.quiet === true;
+  const outage = outageReporter(io, quiet);
+  const outFile: PrivateFile | null =
+    out === undefined ? null : await openPrivateFile(out, '--out');
   const sink = dryRun
     ? countingSink()
-    : out !== undefined
-      ? fileSink(out, resource)
-      : otlpSink(settings, resource, {
-          maxRetries: 5,
-          maxBackoffMs: 5000,
-          onRetry: (f, delay) => {
-            if (!quiet)
-              io.stderr(`ccotel: ${f.message}; retrying in ${(delay / 1000).toFixed(1)}s\n`);
-          },
-        });
-  const progress = io.isTTY && !quiet;
-  const summary = await runExport({
-    paths: positionals,
+    : outFile !== null
+      ? fileSink(outFile, resource)
+      : outage.watch(
+          otlpSink(settings, resource, {
+            maxRetries: 5,
+            maxBackoffMs: 5000,
+            onRetry: (f, delay) => outage.onRetry(f, delay),
+          }),
+        );
+  const readOnly = dryRun || out !== undefined;
+  // Runs that record what they sent take turns; a running daemon makes export refuse.
+  // Read-only runs still read the state: a dir that cannot be one is named, not stumbled on.
+  if (readOnly) await checkStateDir(settings.stateDir ?? '.', '--state-dir');
+  const lock = readOnly
+    ? null
+    : await lockStateDir(settings.stateDir ?? '.', 'export', {
+        warn: (m) => io.stderr(`ccotel: warning: ${m}\n`),
+        onWait: (h) =>
+          io.stderr(`ccotel: waiting for the export running as pid ${h.pid} to finish\n`),
+      });
+  let summary: ExportSummary;
+  try {
+    summary = await exportWith(positionals, values, settings, prices, sink, io, readOnly);
+    await sink.close?.();
+  } catch (err) {
+    await outFile?.discard();
+    throw err;
+  } finally {
+    await lock?.release();
+  }
+  // Warnings are problems with the input: --quiet hides progress and the summary, not them.
+  io.stderr(formatWarnings(summary.warnings));
+  const roots = positionals.length > 0 ? positionals : settings.projectsDirs;
+  for (const note of await cleanupWarnings({
+    roots,
+    stateDir: settings.stateDir ?? '.',
+    now: Date.now(),
+  }))
+    io.stderr(`ccotel: ${note}\n`);
+  const failure = failureLine(summary, settings.endpoint);
+  if (failure !== null) throw new CliError(failure, 1);
+  if (!quiet) {
+    io.stdout(
+      dryRun
+        ? summaryLine(summary, 'dry run', 'would be sent')
+        : out !== undefined
+          ? summaryLine(summary, `written to ${out}`, 'written')
+          : summaryLine(summary, `exported to ${settings.endpoint}`, 'sent'),
+    );
+  }
+  return 0;
+}
+
+type ExportValues = ReturnType<typeof parseExportArgs>['values'];
+
+function parseExportArgs(argv: string[]) {
+  return parseCommandArgs('export', argv, {
+    ...SETTINGS_FLAGS,
+    since: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    out: { type: 'string' },
+    force: { type: 'boolean' },
+    quiet: { type: 'boolean', short: 'q' },
+    help: { type: 'boolean', short: 'h' },
+  });
+}
+
+function exportWith(
+  paths: string[],
+  values: ExportValues,
+  settings: Settings,
+  prices: PriceTable,
+  sink: SpanSink,
+  io: CommandIo,
+  readOnlyState: boolean,
+): Promise<ExportSummary> {
+  const progress = io.isTTY && values.quiet !== true;
+  return runExport({
+    paths,
     settings,
     prices,
     sink,
     since: parseSince(values.since),
     force: values.force === true,
-    readOnlyState: dryRun || out !== undefined,
+    readOnlyState,
     onNote: (note) => io.stderr(`ccotel: ${note}\n`),
     ...(progress
       ? {
@@ -90,24 +214,4 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
         }
       : {}),
   });
-  // Warnings are problems with the input: --quiet hides progress and the summary, not them.
-  io.stderr(formatWarnings(summary.warnings));
-  if (!quiet) {
-    io.stdout(
-      summaryLine(
-        summary,
-        dryRun
-          ? 'dry run'
-          : out !== undefined
-            ? `written to ${out}`
-            : `exported to ${settings.endpoint}`,
-      ),
-    );
-  }
-  if (summary.failure !== null)
-    throw new CliError(
-      `${summary.failure} (${summary.spansFailed} spans not delivered; those turns stay unrecorded and will be resent)`,
-      1,
-    );
-  return 0;
 }

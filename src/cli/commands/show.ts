@@ -4,16 +4,23 @@ import { CliError } from '../../adapters/cli-error.js';
 import { parseCommandArgs } from '../parse-args.js';
 import type { CommandIo } from '../command-io.js';
 
-export const SHOW_HELP = `Usage: ccotel show <transcript.jsonl | session-dir | session-id> [options]
+export const SHOW_HELP = `Usage: ccotel show <transcript.jsonl | session-dir | session-id | id-prefix> [options]
 
-Draws one session as a waterfall: every tool call on a shared time axis,
-sub-agents nested under the call that spawned them.
+Draws one session as a waterfall: an overview with one row per turn (idle gaps
+folded), then each turn on its own time axis, sub-agents nested under the call
+that spawned them. The filters narrow the terminal view, --json and --html.
 
 Options:
   --json                 print {"sessionId", "rows", "warnings"} as one JSON object
   --html FILE            write a self-contained HTML waterfall to FILE (scrubbed of secrets)
-  --projects-dir DIR     where to look up a session id (default $CLAUDE_CONFIG_DIR/projects
-                         or ~/.claude/projects); may be given more than once
+  --projects-dir DIR     where to look up a session id (default: $CLAUDE_CONFIG_DIR/projects,
+                         else ~/.config/claude/projects and ~/.claude/projects); repeatable
+  --errors               only failed calls, in the agents they ran in (turns
+                         without one are left out)
+  --turn N               only turn N, numbered from 0 as the view prints them
+  --since DATE           only turns that started at or after DATE (ISO date or time)
+  --until DATE           only turns that started before DATE (ISO date or time)
+  --compact              one line per turn with its slowest calls
   --pricing FILE         price table (default: the bundled config/pricing.json)
   --no-color             plain output even on a terminal
   -h, --help             this help
@@ -26,6 +33,11 @@ export async function runShow(argv: string[], io: CommandIo): Promise<number> {
     'projects-dir': { type: 'string', multiple: true },
     pricing: { type: 'string' },
     'no-color': { type: 'boolean' },
+    errors: { type: 'boolean' },
+    turn: { type: 'string' },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    compact: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
@@ -42,9 +54,35 @@ export async function runShow(argv: string[], io: CommandIo): Promise<number> {
     html: values.html ?? null,
     pricingFile: values.pricing ?? null,
     color: values['no-color'] !== true && io.isTTY && io.env.NO_COLOR === undefined,
-    width: io.columns,
+    // Off a terminal, $COLUMNS says how wide the reader is (100 when unset).
+    width: io.isTTY ? io.columns : (positiveInt(io.env.COLUMNS) ?? 100),
+    filter: {
+      errorsOnly: values.errors === true,
+      turn: values.turn === undefined ? null : turnIndex(values.turn),
+      since: isoDate('--since', values.since),
+      until: isoDate('--until', values.until),
+    },
+    compact: values.compact === true,
   });
   for (const note of result.notes) io.stderr(`ccotel: ${note}\n`);
   io.stdout(result.stdout);
   return 0;
+}
+
+function positiveInt(text: string | undefined): number | null {
+  const n = Number(text);
+  return text !== undefined && Number.isInteger(n) && n > 0 ? n : null;
+}
+
+function turnIndex(text: string): number {
+  if (!/^\d+$/.test(text)) throw new CliError(`--turn: not a turn number (0, 1, 2…): '${text}'`, 2);
+  return Number(text);
+}
+
+/** Dates as `export --since` takes them: anything Date.parse reads (ISO dates and times). */
+function isoDate(flag: string, text: string | undefined): number | null {
+  if (text === undefined) return null;
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) throw new CliError(`${flag}: not a date or time: '${text}'`, 2);
+  return ms;
 }

@@ -1,6 +1,7 @@
 import { status } from '../../app/status.js';
 import { defaultProjectsDirs } from '../../adapters/projects-dir.js';
 import { CliError } from '../../adapters/cli-error.js';
+import { defaultStateDir, loadConfig } from '../../adapters/config-loader.js';
 import { DEFAULT_STALE_AFTER_MS } from '../../core/session-status.js';
 import { parseCommandArgs } from '../parse-args.js';
 import type { CommandIo } from '../command-io.js';
@@ -17,8 +18,8 @@ Options:
   --json                 print a JSON array, one object per session, newest first
   --hours N              sessions with an event in the last N hours (default 24)
   --stale-minutes N      report "working" with no event for N minutes as unknown (default 30)
-  --projects-dir DIR     where the transcripts are (default $CLAUDE_CONFIG_DIR/projects
-                         or ~/.claude/projects); may be given more than once
+  --projects-dir DIR     where the transcripts are (default: $CLAUDE_CONFIG_DIR/projects,
+                         else ~/.config/claude/projects and ~/.claude/projects); repeatable
   -h, --help             this help
 `;
 
@@ -28,6 +29,15 @@ function positive(flag: string, text: string | undefined, fallback: number): num
   if (!Number.isFinite(n) || n <= 0)
     throw new CliError(`status: ${flag} must be a positive number, not '${text}'`, 2);
   return n;
+}
+
+/** The export state dir as `export` would use it (a bad config file is export's to report). */
+function stateDirOf(env: NodeJS.ProcessEnv): string {
+  try {
+    return loadConfig({}, env).settings.stateDir ?? defaultStateDir(env);
+  } catch {
+    return defaultStateDir(env);
+  }
 }
 
 function parseNow(text: string | undefined): number {
@@ -63,6 +73,7 @@ export async function runStatusCommand(argv: string[], io: CommandIo): Promise<n
       positive('--stale-minutes', values['stale-minutes'], DEFAULT_STALE_AFTER_MS / 60_000) *
       60_000,
     format: values.json === true ? 'json' : 'table',
+    stateDir: stateDirOf(io.env),
   });
   for (const note of result.notes) io.stderr(`ccotel: ${note}\n`);
   io.stdout(result.stdout);

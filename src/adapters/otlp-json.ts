@@ -1,0 +1,267 @@
+// Direct OTLP/JSON encoding of trace requests from SpanData: the bytes the
+// SDK's JsonTraceSerializer gives (same keys, order, omissions, number and
+// time forms, escapes), written straight into a reused buffer. The SDK builds
+// a ReadableSpan per span, then an OTLP object tree, stringifies it and
+// encodes it to UTF-8 (and `export --out` decoded those bytes back into a
+// string to write them). A first version that built the text by string
+// concatenation was no faster: turning the concatenated string into bytes
+// cost what building it had saved (docs/benchmarks.md, history step 14).
+// test/unit/otlp-json.test.ts holds the two byte-identical.
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanData } from '../core/span-data.js';
+import { hr, SCOPE } from './otlp-scope.js';
+
+/** span flags: TraceFlags.SAMPLED with CONTEXT_HAS_IS_REMOTE set and IS_REMOTE clear. */
+const SPAN_FLAGS = 0x101;
+const STATUS_CODE = { UNSET: 0, OK: 1, ERROR: 2 } as const;
+/** SpanKind + 1: the proto reserves 0 for "unspecified". */
+const KIND = { INTERNAL: 1, CLIENT: 3 } as const;
+
+/** Scratch space, reused across calls; the request is copied out at the end. */
+let buf = Buffer.allocUnsafe(1 << 20);
+let pos = 0;
+
+function ensure(extra: number): void {
+  if (pos + extra <= buf.length) return;
+  let size = buf.length * 2;
+  while (size < pos + extra) size *= 2;
+  const next = Buffer.allocUnsafe(size);
+  buf.copy(next, 0, 0, pos);
+  buf = next;
+}
+
+/** ASCII text (punctuation, digits, keys already escaped). */
+function raw(text: string): void {
+  const n = text.length;
+  ensure(n);
+  const b = buf;
+  let p = pos;
+  for (let i = 0; i < n; i += 1) b[p++] = text.charCodeAt(i);
+  pos = p;
+}
+
+/** Pre-encoded bytes. */
+function bytes(piece: Uint8Array): void {
+  const n = piece.length;
+  ensure(n);
+  const b = buf;
+  let p = pos;
+  for (let i = 0; i < n; i += 1) b[p++] = piece[i] as number;
+  pos = p;
+}
+
+/**
+ * A JSON string literal, as JSON.stringify writes it. Printable ASCII without
+ * quote or backslash is copied as is; anything else goes through
+ * JSON.stringify (escapes, lone surrogates as \uXXXX) and UTF-8.
+ */
+function str(text: string): void {
+  const n = text.length;
+  ensure(n + 2);
+  const b = buf;
+  let p = pos;
+  b[p++] = 0x22;
+  for (let i = 0; i < n; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) {
+      const literal = JSON.stringify(text);
+      // UTF-8 takes at most 3 bytes per UTF-16 unit; JSON.stringify leaves no lone surrogate.
+      ensure(3 * literal.length);
+      pos += buf.write(literal, pos, 'utf8');
+      return;
+    }
+    b[p++] = c;
+  }
+  b[p++] = 0x22;
+  pos = p;
+}
+
+/** A finite number as JSON writes it; NaN and ±Infinity become null, as in JSON.stringify. */
+const num = (n: number): void => raw(Number.isFinite(n) ? String(n) : 'null');
+
+const utf8 = (text: string): Uint8Array => Buffer.from(text, 'utf8');
+
+/** Attribute keys repeat on every span: their `{"key":…,"value":` prefix, encoded once. */
+const keyPrefixes = new Map<string, Uint8Array>();
+
+function keyPrefix(key: string): Uint8Array {
+  let prefix = keyPrefixes.get(key);
+  if (prefix === undefined) {
+    prefix = utf8(`{"key":${JSON.stringify(key)},"value":`);
+    if (keyPrefixes.size < 10_000) keyPrefixes.set(key, prefix);
+  }
+  return prefix;
+}
+
+/** The SDK's toAnyValue, as JSON. */
+function anyValue(value: unknown): void {
+  switch (typeof value) {
+    case 'string':
+      raw('{"stringValue":');
+      str(value);
+      raw('}');
+      return;
+    case 'number':
+      raw(Number.isInteger(value) ? '{"intValue":' : '{"doubleValue":');
+      num(value);
+      raw('}');
+      return;
+    case 'boolean':
+      raw(value ? '{"boolValue":true}' : '{"boolValue":false}');
+      return;
+    default:
+      break;
+  }
+  if (value instanceof Uint8Array) {
+    raw(`{"bytesValue":"${Buffer.from(value).toString('base64')}"}`);
+  } else if (Array.isArray(value)) {
+    raw('{"arrayValue":{"values":[');
+    for (let i = 0; i < value.length; i += 1) {
+      if (i > 0) raw(',');
+      anyValue(value[i]);
+    }
+    raw(']}}');
+  } else if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    raw('{"kvlistValue":{"values":[');
+    for (let i = 0; i < keys.length; i += 1) {
+      const key = keys[i] as string;
+      if (i > 0) raw(',');
+      raw('{"key":');
+      str(key);
+      raw(',"value":');
+      anyValue(record[key]);
+      raw('}');
+    }
+    raw(']}}');
+  } else raw('{}');
+}
+
+/** The SDK's toAttributes: a KeyValue per own key, in Object.keys order. */
+function attributes(values: Record<string, unknown>): void {
+  const keys = Object.keys(values);
+  raw('[');
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i] as string;
+    if (i > 0) raw(',');
+    bytes(keyPrefix(key));
+    anyValue(values[key]);
+    raw('}');
+  }
+  raw(']');
+}
+
+/**
+ * Unix ms as the SDK's nanosecond string (hrTimeToNanos of hr(ms)). Digits
+ * are joined directly in the usual case; BigInt where a carry or a sign
+ * would make that wrong.
+ */
+function nanos(ms: number): void {
+  const [seconds, ns] = hr(ms);
+  if (seconds > 0 && ns >= 0 && ns < 1e9 && Number.isSafeInteger(seconds))
+    raw(`"${seconds}${String(ns).padStart(9, '0')}"`);
+  else raw(`"${BigInt(Math.trunc(seconds)) * 1_000_000_000n + BigInt(Math.trunc(ns))}"`);
+}
+
+function span(s: SpanData): void {
+  raw('{"traceId":');
+  str(s.traceId);
+  raw(',"spanId":');
+  str(s.spanId);
+  // The SDK omits an empty parent id, as the protobuf writer does.
+  if (s.parentSpanId !== null && s.parentSpanId !== '') {
+    raw(',"parentSpanId":');
+    str(s.parentSpanId);
+  }
+  raw(',"name":');
+  str(s.name);
+  raw(`,"kind":${KIND[s.kind]},"startTimeUnixNano":`);
+  nanos(s.startMs);
+  raw(',"endTimeUnixNano":');
+  nanos(Math.max(s.startMs, s.endMs));
+  raw(',"attributes":');
+  attributes(s.attributes);
+  raw(
+    `,"droppedAttributesCount":0,"events":[],"droppedEventsCount":0,"status":{"code":${STATUS_CODE[s.status.code]}`,
+  );
+  if (s.status.message !== undefined) {
+    raw(',"message":');
+    str(s.status.message);
+  }
+  raw('},"links":[');
+  for (let i = 0; i < s.links.length; i += 1) {
+    const link = s.links[i] as SpanData['links'][number];
+    if (i > 0) raw(',');
+    raw('{"attributes":');
+    attributes(link.attributes);
+    raw(',"spanId":');
+    str(link.spanId);
+    raw(',"traceId":');
+    str(link.traceId);
+    raw(`,"droppedAttributesCount":0,"flags":${SPAN_FLAGS}}`);
+  }
+  raw(`],"droppedLinksCount":0,"flags":${SPAN_FLAGS}}`);
+}
+
+/** What comes before and after the spans, encoded once per resource. */
+const frames = new WeakMap<Resource, { head: Uint8Array; tail: Uint8Array }>();
+
+function frameOf(resource: Resource): { head: Uint8Array; tail: Uint8Array } {
+  let frame = frames.get(resource);
+  if (frame === undefined) {
+    const schema = resource.schemaUrl ? `,"schemaUrl":${JSON.stringify(resource.schemaUrl)}` : '';
+    const scope =
+      `{"name":${JSON.stringify(SCOPE.name)}` +
+      (SCOPE.version === undefined ? '' : `,"version":${JSON.stringify(SCOPE.version)}`) +
+      '}';
+    pos = 0;
+    attributes(resource.attributes);
+    const resourceAttributes = buf.toString('utf8', 0, pos);
+    frame = {
+      head: utf8(
+        `{"resourceSpans":[{"resource":{"attributes":${resourceAttributes},"droppedAttributesCount":0${schema}}` +
+          `,"scopeSpans":[{"scope":${scope},"spans":[`,
+      ),
+      tail: utf8(
+        ']' +
+          (SCOPE.schemaUrl === undefined ? '' : `,"schemaUrl":${JSON.stringify(SCOPE.schemaUrl)}`) +
+          `}]${schema}}]}`,
+      ),
+    };
+    frames.set(resource, frame);
+  }
+  return frame;
+}
+
+const EMPTY = '{"resourceSpans":[]}';
+
+/** Writes the request into the scratch buffer; `newline` ends it with one. */
+function writeRequest(spans: SpanData[], resource: Resource, newline: boolean): void {
+  if (spans.length === 0) {
+    pos = 0;
+    raw(EMPTY);
+  } else {
+    const frame = frameOf(resource);
+    pos = 0;
+    bytes(frame.head);
+    for (let i = 0; i < spans.length; i += 1) {
+      if (i > 0) raw(',');
+      span(spans[i] as SpanData);
+    }
+    bytes(frame.tail);
+  }
+  if (newline) raw('\n');
+}
+
+/** One ExportTraceServiceRequest holding `spans` (one resource, one scope): what JsonTraceSerializer returns. */
+export function encodeJson(spans: SpanData[], resource: Resource): Uint8Array {
+  writeRequest(spans, resource, false);
+  return new Uint8Array(buf.subarray(0, pos));
+}
+
+/** The same request and a newline: one line of an OTLP/JSON lines file (`export --out`). */
+export function encodeJsonLine(spans: SpanData[], resource: Resource): Uint8Array {
+  writeRequest(spans, resource, true);
+  return new Uint8Array(buf.subarray(0, pos));
+}

@@ -1,0 +1,88 @@
+// Claude Code deletes transcripts older than its cleanupPeriodDays (30 by
+// default) when it starts. A session that is close to that age and whose turns
+// no export or daemon has delivered will then exist nowhere: `status` and
+// `export` say so, in one line per run, while there is time to export it.
+import { dirname, join } from 'node:path';
+import { traceIdFor } from '../core/span-ids.js';
+import { finish } from '../core/assemble.js';
+import { readCleanupPeriod, type CleanupPeriod } from '../adapters/claude-settings.js';
+import { readDeliveredTraceIds } from '../adapters/delivered-turns.js';
+import { realPathOf } from '../adapters/projects-dir.js';
+import { findSessionsSync, statOrNull, type SessionFiles } from '../adapters/session-files.js';
+import { feed, openSession } from './load-session.js';
+
+const DAY_MS = 86_400_000;
+/** Warned this many days before the cleanup would delete a transcript. */
+export const CLEANUP_MARGIN_DAYS = 3;
+/** Session ids named in the warning, at most. */
+const MAX_NAMED = 3;
+
+export interface CleanupCheckOptions {
+  /** Transcript files, session, project or projects dirs: as export takes them. */
+  roots: string[];
+  stateDir: string;
+  now: number;
+}
+
+/** Claude Code's settings.json for a session: in the config dir above its projects dir. */
+const settingsFileOf = (s: SessionFiles): string =>
+  join(dirname(dirname(s.projectDir)), 'settings.json');
+
+async function turnsUndelivered(files: SessionFiles, delivered: Set<string>): Promise<boolean> {
+  const state = openSession(files);
+  await feed(state, files.mainFile, null, { textLimit: 64, keepTexts: false });
+  const turns = finish(state).turns;
+  return turns.some((t) => !delivered.has(traceIdFor(t.promptUuid)));
+}
+
+function listSessions(roots: string[]): SessionFiles[] {
+  const unique = new Map<string, SessionFiles>();
+  for (const root of roots) {
+    let found: SessionFiles[];
+    try {
+      found = findSessionsSync(root);
+    } catch {
+      continue; // a missing root is reported by the command itself
+    }
+    for (const s of found) {
+      const key = realPathOf(s.mainFile);
+      if (!unique.has(key)) unique.set(key, s);
+    }
+  }
+  return [...unique.values()];
+}
+
+/** The warning lines (none, or one plus any settings.json problems). */
+export async function cleanupWarnings(options: CleanupCheckOptions): Promise<string[]> {
+  const notes: string[] = [];
+  const periods = new Map<string, CleanupPeriod>();
+  const periodOf = (file: string): CleanupPeriod => {
+    let period = periods.get(file);
+    if (period === undefined) {
+      period = readCleanupPeriod(file);
+      periods.set(file, period);
+      if (period.problem !== null) notes.push(period.problem);
+    }
+    return period;
+  };
+  let delivered: Set<string> | null = null;
+  const atRisk: { id: string; days: number }[] = [];
+  for (const s of listSessions(options.roots)) {
+    const mtime = statOrNull(s.mainFile)?.mtimeMs;
+    if (mtime === undefined) continue;
+    const { days } = periodOf(settingsFileOf(s));
+    if (mtime >= options.now - (days - CLEANUP_MARGIN_DAYS) * DAY_MS) continue;
+    delivered ??= readDeliveredTraceIds(options.stateDir);
+    if (await turnsUndelivered(s, delivered)) atRisk.push({ id: s.sessionId, days });
+  }
+  const first = atRisk[0];
+  if (first === undefined) return notes;
+  const ids = atRisk.map((r) => r.id).sort();
+  const named = ids.slice(0, MAX_NAMED).join(', ');
+  const more = ids.length > MAX_NAMED ? ` and ${ids.length - MAX_NAMED} more` : '';
+  const sessions = atRisk.length === 1 ? '1 session is' : `${atRisk.length} sessions are`;
+  notes.unshift(
+    `${sessions} within ${CLEANUP_MARGIN_DAYS} days of Claude Code's cleanup (cleanupPeriodDays ${first.days}) and not exported: ${named}${more}; run 'ccotel export' to keep them, or raise cleanupPeriodDays in Claude Code's settings.json`,
+  );
+  return notes;
+}

@@ -1,0 +1,38 @@
+// The `config check` lines that say which projects dirs are read and why:
+// the default locations with what was found there, or the dirs given instead.
+import { statOrNull } from '../adapters/session-files.js';
+import { projectsDirCandidates } from '../adapters/projects-dir.js';
+import type { Source } from '../core/settings.js';
+
+export interface ProjectsDirReport {
+  path: string;
+  why: string;
+  /** read | missing | same as <path> */
+  state: string;
+}
+
+export function projectsDirsReport(
+  dirs: string[],
+  source: Source,
+  env: NodeJS.ProcessEnv,
+): ProjectsDirReport[] {
+  if (source === 'flag' || source === 'file') {
+    const why = source === 'flag' ? '--projects-dir' : 'config file';
+    return dirs.map((path) => ({
+      path,
+      why,
+      state: statOrNull(path)?.isDirectory() === true ? 'read' : 'missing',
+    }));
+  }
+  return projectsDirCandidates(env).map((c) => ({
+    path: c.path,
+    why: c.why,
+    state: !c.found ? 'missing' : c.sameAs !== null ? `same as ${c.sameAs}, read once` : 'read',
+  }));
+}
+
+export function renderProjectsDirsReport(report: ProjectsDirReport[]): string {
+  const width = Math.max(...report.map((r) => r.path.length));
+  const lines = report.map((r) => `  ${r.path.padEnd(width)}  ${r.state}  [${r.why}]\n`);
+  return `projects dirs:\n${lines.join('')}`;
+}

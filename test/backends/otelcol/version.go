@@ -1,0 +1,4 @@
+package main
+
+// version is the collector release every go.opentelemetry.io/collector module in go.mod is at.
+const version = "0.157.0"

@@ -1,0 +1,543 @@
+/**
+ * End-to-end against real backends run as plain processes, no container engine: Jaeger v2 and an
+ * OpenTelemetry Collector built from their Go modules by test/backends/build.sh.
+ *
+ * - `ccotel export` of the real fixtures straight to Jaeger (its built-in all-in-one settings,
+ *   memory storage), and through the Collector (docker/otel-collector.yaml) to another Jaeger,
+ *   with the Collector's Tempo exporter pointed at a stand-in gRPC receiver;
+ * - `ccotel watch` on a transcript written line by line, through a Collector into a Jaeger with
+ *   persistent Badger storage, read again after that Jaeger restarts;
+ * - every trace read back through /api/v3/traces/{id} (raw) must equal `ccotel export --out` for
+ *   the same input, span for span; /api/v3/services and /api/v3/operations must list them;
+ * - the Collector's own `validate` accepts every collector config the repo ships and refuses
+ *   a misspelt exporter and a bad key; Jaeger's `validate` accepts the settings compose gives it.
+ *
+ * Without the binaries (no Go) the suite is skipped with the reason; with CCOTEL_REQUIRE_BACKENDS=1
+ * (set by .ci/run when Go is there) a missing binary fails instead.
+ */
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { probeBackendBinaries, runToExit, startProcess } from '../support/backend-binaries.js';
+import type { BackendBinaries, RunningProcess } from '../support/backend-binaries.js';
+import {
+  describeCliFailure,
+  getJsonDocuments,
+  pollUntil,
+  repoRoot,
+  requireBuiltCli,
+  runCli,
+} from './container-runtime.js';
+import {
+  flatFromDecoded,
+  readTraceBack,
+  startCollector,
+  startJaeger,
+  withoutExactRepeats,
+  type RealCollector,
+  type RealJaeger,
+} from './real-stack.js';
+import {
+  collectorConfigFile,
+  componentTypesUsed,
+  composeJaegerSettings,
+  readYaml,
+  toYaml,
+  withBadgerStorage,
+} from './stack-config.js';
+import {
+  expectSameSpans,
+  expectTurnTrace,
+  groupByTrace,
+  readExportFile,
+  subagentSpans,
+  type FlatSpan,
+  type SpanComparison,
+} from './trace-tree.js';
+
+const probe = probeBackendBinaries();
+const required = process.env.CCOTEL_REQUIRE_BACKENDS === '1';
+if (!probe.available) {
+  console.warn(`[e2e] real backends: ${required ? 'FAILING' : 'SKIPPED'}, ${probe.reason}.`);
+}
+
+const SETUP_TIMEOUT_MS = 240_000;
+const REAL_FIXTURES = join(repoRoot, 'fixtures/real');
+const REAL_LAYOUT = join(repoRoot, 'fixtures/real-layout');
+/** Jaeger v2's memory store keeps OTLP as is, after its write-time sanitizers. */
+const MEMORY_STORE: SpanComparison = { jaegerDurationSanitizer: true };
+/** Badger (a v1 store) also turns links into v1 references (see SpanComparison). */
+const V1_STORE: SpanComparison = { jaegerDurationSanitizer: true, linksAsJaegerReferences: true };
+
+/** A real 2.1.38 session with a Task (Plan) sub-agent, replayed line by line for `watch`. */
+const WATCHED_FIXTURE = join(
+  REAL_FIXTURES,
+  'marot_spotter__test_fixtures_transcripts__subagent.jsonl',
+);
+
+// Defined only where it applies, so a machine without Go counts no extra skipped test.
+if (!probe.available && required) {
+  describe('real backends (required here)', () => {
+    it('has the binaries test/backends/build.sh builds', () => {
+      expect.fail(`CCOTEL_REQUIRE_BACKENDS=1 but ${probe.reason}`);
+    });
+  });
+}
+
+/**
+ * The real transcripts, each session once: the on-disk layout captures (with their sub-agent
+ * files), then the flat files of fixtures/real that are neither a sub-agent file nor a session
+ * already in the layout captures (the same session twice would be the same trace ids twice).
+ */
+async function realInputs(): Promise<string[]> {
+  const layoutFiles = (await readdir(REAL_LAYOUT, { recursive: true })).map(String);
+  const layoutSessions = new Set(
+    layoutFiles.filter((f) => f.endsWith('.jsonl')).map((f) => basename(f, '.jsonl')),
+  );
+  const flat = (await readdir(REAL_FIXTURES))
+    .filter((f) => f.endsWith('.jsonl') && !f.includes('__subagents__'))
+    .filter((f) => ![...layoutSessions].some((id) => f.endsWith(`${id}.jsonl`)))
+    .map((f) => join(REAL_FIXTURES, f));
+  return [REAL_LAYOUT, ...flat];
+}
+
+/** What `ccotel export --out` writes for these inputs, by trace id. */
+async function exportOut(
+  work: string,
+  name: string,
+  inputs: string[],
+): Promise<Map<string, FlatSpan[]>> {
+  const outFile = join(work, `${name}.jsonl`);
+  const run = await runCli([
+    'export',
+    '--out',
+    outFile,
+    '--state-dir',
+    join(work, `state-${name}`),
+    ...inputs,
+  ]);
+  if (run.code !== 0) throw new Error(describeCliFailure(`ccotel export --out (${name})`, run));
+  const traces = groupByTrace(await readExportFile(outFile));
+  if (traces.size === 0)
+    throw new Error(`ccotel export --out wrote no spans for ${inputs.join(' ')}`);
+  return traces;
+}
+
+async function exportLive(
+  work: string,
+  name: string,
+  endpoint: string,
+  inputs: string[],
+): Promise<void> {
+  const run = await runCli([
+    'export',
+    '--endpoint',
+    endpoint,
+    '--state-dir',
+    join(work, `state-${name}`),
+    '--quiet',
+    ...inputs,
+  ]);
+  if (run.code !== 0) throw new Error(describeCliFailure(`ccotel export to ${name}`, run));
+}
+
+/** Every expected trace read back from Jaeger and compared span for span. */
+async function expectJaegerHolds(
+  jaeger: RealJaeger,
+  expected: Map<string, FlatSpan[]>,
+  label: string,
+  comparison: SpanComparison = MEMORY_STORE,
+): Promise<void> {
+  for (const [traceId, spans] of expected) {
+    const got = await readTraceBack(jaeger, traceId, spans.length);
+    expectSameSpans(`${label}, trace ${traceId}`, got, spans, comparison);
+  }
+}
+
+function sortedNames(spans: Iterable<FlatSpan>): string[] {
+  return [...new Set([...spans].map((s) => s.name))].sort();
+}
+
+describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason})`, () => {
+  const binaries = (probe.available ? probe.binaries : undefined) as BackendBinaries;
+  let work = '';
+  let inputs: string[] = [];
+  let expected = new Map<string, FlatSpan[]>();
+  const running: { stop(): Promise<unknown> }[] = [];
+
+  beforeAll(async () => {
+    requireBuiltCli();
+    work = await mkdtemp(join(tmpdir(), 'ccotel-real-backends-'));
+    inputs = await realInputs();
+    expected = await exportOut(work, 'expected', inputs);
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    for (const proc of running.reverse()) await proc.stop();
+    if (work !== '') await rm(work, { recursive: true, force: true });
+  }, 60_000);
+
+  it('exports real fixtures with sub-agents (the traces the tests below read back)', () => {
+    const all = [...expected.values()];
+    const withSubagents = all.filter((spans) => subagentSpans(spans).length > 0);
+    expect(withSubagents.length, 'traces with a sub-agent span').toBeGreaterThanOrEqual(2);
+    console.info(
+      `[e2e] real backends: ${inputs.length} inputs, ${expected.size} traces, ` +
+        `${all.flat().length} spans, ${withSubagents.length} traces with sub-agents`,
+    );
+    for (const [traceId, spans] of expected) expectTurnTrace(traceId, spans);
+    const links = all.flat().flatMap((s) => s.links);
+    expect(links.length, 'turn-to-turn links').toBeGreaterThan(0);
+  });
+
+  describe('straight to Jaeger (its built-in all-in-one settings, memory storage)', () => {
+    let jaeger: RealJaeger | undefined;
+
+    beforeAll(async () => {
+      const settings = readYaml(binaries.jaegerAllInOne);
+      jaeger = await startJaeger(
+        binaries,
+        settings,
+        join(work, 'jaeger-direct'),
+        'jaeger (memory)',
+      );
+      running.push(jaeger);
+      await exportLive(work, 'direct', jaeger.otlpHttp, inputs);
+    }, SETUP_TIMEOUT_MS);
+
+    it(
+      'stores every trace exactly as `export --out` wrote it',
+      async () => {
+        if (jaeger === undefined) throw new Error('Jaeger did not start');
+        await expectJaegerHolds(jaeger, expected, 'Jaeger direct');
+      },
+      SETUP_TIMEOUT_MS,
+    );
+
+    it('lists the service and every span name through /api/v3/services and /api/v3/operations', async () => {
+      if (jaeger === undefined) throw new Error('Jaeger did not start');
+      const services = await getJsonDocuments(`${jaeger.queryBase}/api/v3/services`);
+      // "jaeger" is Jaeger tracing its own query API into itself, as in the compose stack.
+      const listed = (services?.[0] as { services?: string[] }).services ?? [];
+      expect(listed).toContain('claude-code');
+      expect(listed.filter((name) => name !== 'jaeger')).toEqual(['claude-code']);
+      const operations = await getJsonDocuments(
+        `${jaeger.queryBase}/api/v3/operations?service=claude-code`,
+      );
+      const operationsListed = (
+        operations?.[0] as { operations?: { name: string; spanKind: string }[] }
+      ).operations;
+      const spans = [...expected.values()].flat();
+      expect([...new Set(operationsListed?.map((op) => op.name))].sort()).toEqual(
+        sortedNames(spans),
+      );
+      const kinds = (name: string): string[] =>
+        [...new Set(spans.filter((s) => s.name === name).map((s) => s.kind.toLowerCase()))].sort();
+      for (const op of operationsListed ?? []) {
+        expect(kinds(op.name), `span kind of ${op.name}`).toContain(op.spanKind.toLowerCase());
+      }
+    });
+  });
+
+  describe('through the Collector (docker/otel-collector.yaml) to Jaeger and the Tempo stand-in', () => {
+    let jaeger: RealJaeger | undefined;
+    let collector: RealCollector | undefined;
+
+    beforeAll(async () => {
+      const settings = readYaml(binaries.jaegerAllInOne);
+      jaeger = await startJaeger(
+        binaries,
+        settings,
+        join(work, 'jaeger-collector'),
+        'jaeger (behind the Collector)',
+      );
+      running.push(jaeger);
+      collector = await startCollector(binaries, jaeger, join(work, 'collector'));
+      running.push(collector);
+      await exportLive(work, 'collector', collector.otlpHttp, inputs);
+    }, SETUP_TIMEOUT_MS);
+
+    it(
+      'Jaeger stores every trace exactly as `export --out` wrote it',
+      async () => {
+        if (jaeger === undefined) throw new Error('Jaeger did not start');
+        await expectJaegerHolds(jaeger, expected, 'Collector -> Jaeger');
+      },
+      SETUP_TIMEOUT_MS,
+    );
+
+    it(
+      'the Tempo exporter sends the same spans',
+      async () => {
+        const tempo = collector?.tempo;
+        if (tempo === undefined) throw new Error('the Collector did not start');
+        const count = [...expected.values()].reduce((n, spans) => n + spans.length, 0);
+        const got = await pollUntil(
+          `${count} spans at the Tempo stand-in`,
+          async () => {
+            const spans = withoutExactRepeats(tempo.spans().map(flatFromDecoded));
+            return spans.length >= count ? spans : undefined;
+          },
+          { timeoutMs: 60_000, intervalMs: 250 },
+        );
+        const byTrace = groupByTrace(got);
+        expect([...byTrace.keys()].sort()).toEqual([...expected.keys()].sort());
+        for (const [traceId, spans] of expected) {
+          expectSameSpans(
+            `Collector -> Tempo stand-in, trace ${traceId}`,
+            byTrace.get(traceId) ?? [],
+            spans,
+          );
+        }
+      },
+      SETUP_TIMEOUT_MS,
+    );
+  });
+
+  describe('`ccotel watch` through the Collector into Jaeger with persistent Badger storage', () => {
+    let jaeger: RealJaeger | undefined;
+    let collector: RealCollector | undefined;
+    let watched = new Map<string, FlatSpan[]>();
+    let storage = '';
+    let watcher: RunningProcess | undefined;
+
+    beforeAll(async () => {
+      const compose = composeJaegerSettings(binaries.jaegerAllInOne);
+      // The compose stack's own settings when they already keep traces on disk; otherwise the
+      // same settings with the primary store swapped for Badger.
+      const settings =
+        compose.storageKind === 'badger' ? compose.config : withBadgerStorage(compose.config);
+      storage =
+        compose.storageKind === 'badger'
+          ? compose.source
+          : `${compose.source}, storage swapped for Badger`;
+      jaeger = await startJaeger(
+        binaries,
+        settings,
+        join(work, 'jaeger-badger'),
+        'jaeger (badger)',
+      );
+      running.push(jaeger);
+      collector = await startCollector(binaries, jaeger, join(work, 'collector-watch'));
+      running.push(collector);
+
+      const projects = join(work, 'watch-projects');
+      const project = join(projects, '-home-dev-spotter');
+      await mkdir(project, { recursive: true });
+      const watch = startProcess(
+        'ccotel watch',
+        process.execPath,
+        [
+          join(repoRoot, 'dist/cli/main.js'),
+          'watch',
+          '--projects-dir',
+          projects,
+          '--state-dir',
+          join(work, 'state-watch'),
+          '--endpoint',
+          collector.otlpHttp,
+          '--log-level',
+          'debug',
+        ],
+        { NO_COLOR: '1' },
+      );
+      running.push(watch);
+      watcher = watch;
+      await pollUntil(
+        'ccotel watch to log its start',
+        async () => (watch.output().includes('"watching"') ? true : undefined),
+        { timeoutMs: 30_000, intervalMs: 100 },
+      );
+
+      const lines = (await readFile(WATCHED_FIXTURE, 'utf8')).split('\n').filter((l) => l !== '');
+      const sessionId =
+        (JSON.parse(lines[1] ?? '{}') as { sessionId?: string }).sessionId ?? 'session';
+      const file = join(project, `${sessionId}.jsonl`);
+      await writeFile(file, '');
+      for (const line of lines) {
+        await appendFile(file, `${line}\n`);
+        await sleep(5);
+      }
+      watched = await exportOut(work, 'watched', [projects]);
+      for (const [traceId, spans] of watched)
+        await readTraceBack(jaeger, traceId, spans.length, 90_000);
+    }, SETUP_TIMEOUT_MS);
+
+    it(
+      'Jaeger holds what `export --out` writes for the same transcript',
+      async () => {
+        if (jaeger === undefined) throw new Error('Jaeger did not start');
+        expect(subagentSpans([...watched.values()].flat()).length).toBeGreaterThan(0);
+        await expectJaegerHolds(
+          jaeger,
+          watched,
+          `watch -> Collector -> Jaeger (${storage})`,
+          V1_STORE,
+        );
+      },
+      SETUP_TIMEOUT_MS,
+    );
+
+    it('`ccotel watch` stops cleanly on SIGTERM with nothing left undelivered', async () => {
+      if (watcher === undefined) throw new Error('ccotel watch did not start');
+      const exit = await watcher.stop();
+      expect(exit, watcher.output()).toBe(0);
+      expect(watcher.output()).toMatch(/"stopped".*"undeliveredSpans":0/);
+    });
+
+    it('the Tempo exporter sent the same spans', async () => {
+      const tempo = collector?.tempo;
+      if (tempo === undefined) throw new Error('the Collector did not start');
+      const byTrace = groupByTrace(withoutExactRepeats(tempo.spans().map(flatFromDecoded)));
+      for (const [traceId, spans] of watched) {
+        expectSameSpans(
+          `watch -> Tempo stand-in, trace ${traceId}`,
+          byTrace.get(traceId) ?? [],
+          spans,
+        );
+      }
+    });
+
+    it(
+      'keeps every trace through a restart of Jaeger',
+      async () => {
+        if (jaeger === undefined) throw new Error('Jaeger did not start');
+        // Nothing sends any more: the Collector's open gRPC connection would hold up Jaeger's
+        // graceful shutdown.
+        await collector?.stop();
+        await jaeger.restart();
+        console.info(
+          `[e2e] Jaeger (Badger) stopped cleanly in ${jaeger.lastStopMs} ms and started again`,
+        );
+        await expectJaegerHolds(jaeger, watched, `after a restart (${storage})`, V1_STORE);
+      },
+      SETUP_TIMEOUT_MS,
+    );
+  });
+
+  describe('settings checked by the real binaries', () => {
+    /** Collector configs the repo ships: YAML files with receivers, exporters and a service. */
+    async function collectorConfigs(): Promise<string[]> {
+      const found: string[] = [];
+      for (const dir of ['docker', 'config/examples']) {
+        for (const file of (await readdir(join(repoRoot, dir), { recursive: true })).map(String)) {
+          if (!/\.ya?ml$/.test(file)) continue;
+          const doc: unknown = parse(await readFile(join(repoRoot, dir, file), 'utf8'));
+          const keys = typeof doc === 'object' && doc !== null ? Object.keys(doc) : [];
+          if (['receivers', 'exporters', 'service'].every((k) => keys.includes(k)))
+            found.push(join(dir, file));
+        }
+      }
+      return found;
+    }
+
+    async function validate(config: string): Promise<{ code: number | string; output: string }> {
+      return runToExit(binaries.otelcol, ['validate', `--config=${config}`]);
+    }
+
+    async function mutated(
+      name: string,
+      change: (config: Record<string, unknown>) => void,
+    ): Promise<string> {
+      const config = readYaml(collectorConfigFile);
+      change(config);
+      const file = join(work, `${name}.yaml`);
+      await writeFile(file, toYaml(config));
+      return file;
+    }
+
+    it('the Collector validates every collector config under docker/ and config/examples/', async () => {
+      const configs = await collectorConfigs();
+      expect(configs).toContain('docker/otel-collector.yaml');
+      for (const config of configs) {
+        const result = await validate(join(repoRoot, config));
+        expect(result.code, `otelcol validate ${config}:\n${result.output}`).toBe(0);
+      }
+    });
+
+    it('the Collector build holds exactly the components docker/otel-collector.yaml uses', async () => {
+      const result = await runToExit(binaries.otelcol, ['components']);
+      expect(result.code, result.output).toBe(0);
+      const listed = parse(result.output) as Record<string, { name: string }[] | undefined>;
+      const built = (kind: string): string[] => (listed[kind] ?? []).map((c) => c.name).sort();
+      const used = componentTypesUsed(readYaml(collectorConfigFile));
+      for (const kind of ['receivers', 'processors', 'exporters', 'connectors', 'extensions']) {
+        expect(built(kind), kind).toEqual(used[kind]);
+      }
+    });
+
+    it('the Collector refuses a misspelt exporter in the pipeline', async () => {
+      const file = await mutated('misspelt-exporter', (config) => {
+        const traces = (config.service as { pipelines: { traces: { exporters: string[] } } })
+          .pipelines.traces;
+        traces.exporters = traces.exporters.map((id) => id.replace('jaeger', 'jaegre'));
+      });
+      const result = await validate(file);
+      expect(result.code).not.toBe(0);
+      expect(result.output).toContain('otlp_grpc/jaegre');
+    });
+
+    it('the Collector refuses an unknown exporter type', async () => {
+      const file = await mutated('unknown-exporter-type', (config) => {
+        const exporters = config.exporters as Record<string, unknown>;
+        exporters['otlp_grcp/jaeger'] = exporters['otlp_grpc/jaeger'];
+        delete exporters['otlp_grpc/jaeger'];
+        const traces = (config.service as { pipelines: { traces: { exporters: string[] } } })
+          .pipelines.traces;
+        traces.exporters = traces.exporters.map((id) =>
+          id.replace('otlp_grpc/jaeger', 'otlp_grcp/jaeger'),
+        );
+      });
+      const result = await validate(file);
+      expect(result.code).not.toBe(0);
+      expect(result.output).toContain('otlp_grcp');
+    });
+
+    it('the Collector refuses a bad key in an exporter', async () => {
+      const file = await mutated('bad-key', (config) => {
+        const jaeger = (config.exporters as Record<string, Record<string, unknown>>)[
+          'otlp_grpc/jaeger'
+        ];
+        if (jaeger === undefined)
+          throw new Error('docker/otel-collector.yaml has no otlp_grpc/jaeger');
+        jaeger.endpont = jaeger.endpoint;
+        delete jaeger.endpoint;
+      });
+      const result = await validate(file);
+      expect(result.code).not.toBe(0);
+      expect(result.output).toContain('endpont');
+    });
+
+    it('Jaeger validates the settings compose gives it', async () => {
+      const compose = composeJaegerSettings(binaries.jaegerAllInOne);
+      const result = await runToExit(
+        binaries.jaeger,
+        ['validate', `--config=${compose.file}`],
+        compose.environment,
+      );
+      expect(result.code, `jaeger validate (${compose.source}):\n${result.output}`).toBe(0);
+    });
+
+    it('Jaeger refuses a bad key in its storage settings', async () => {
+      const compose = composeJaegerSettings(binaries.jaegerAllInOne);
+      const config = structuredClone(compose.config);
+      const storage = (config.extensions as Record<string, Record<string, unknown>>).jaeger_storage;
+      const backends = storage?.backends as Record<string, Record<string, unknown>> | undefined;
+      const primary = Object.values(backends ?? {})[0];
+      if (primary === undefined) throw new Error(`${compose.source} has no storage backend`);
+      primary.max_tracez = 1;
+      const file = join(work, 'jaeger-bad-key.yaml');
+      await writeFile(file, toYaml(config));
+      const result = await runToExit(
+        binaries.jaeger,
+        ['validate', `--config=${file}`],
+        compose.environment,
+      );
+      expect(result.code).not.toBe(0);
+      expect(result.output).toContain('max_tracez');
+    });
+  });
+});

@@ -1,0 +1,44 @@
+// Claims of README.md and the fixture notes that a file in the repository can
+// hold: no pointer to material users do not have, the dashboard's real name.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
+
+/** README.md, docs/*.md and the fixture folders' README.md files. */
+function docs(): string[] {
+  const inDocs = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
+  const fixtureNotes = readdirSync(join(ROOT, 'fixtures'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => `fixtures/${d.name}/README.md`)
+    .filter((f) => {
+      try {
+        read(f);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  return ['README.md', ...inDocs, ...fixtureNotes];
+}
+
+describe('README and docs', () => {
+  it('point at nothing outside the repository but as a citation (no shared/ paths)', () => {
+    for (const file of docs()) {
+      // fixtures/real/README.md may say that SOURCES.md, kept as received, cites one.
+      const text = read(file).replace(/Where it cites `shared\/[^`]+`, that is[^.]+\./, '');
+      expect(text, file).not.toMatch(/`shared\/|\(shared\/|\]\(\.\.\/shared/);
+    }
+  });
+
+  it('name the Grafana dashboard by its title', () => {
+    const title = (JSON.parse(read('docker/grafana/dashboards/ccotel.json')) as { title: string })
+      .title;
+    expect(title).toBe('ccotel: Claude Code sessions');
+    expect(read('README.md')).toContain(`dashboard "${title}"`);
+  });
+});

@@ -1,0 +1,77 @@
+// The label rules of issue 16: a Bash label without its set-up prefixes, file
+// paths relative to the cwd or shortened from the left, secrets never half-cut.
+import { describe, expect, it } from 'vitest';
+import { distinctiveCommand, shortPath, toolLabel } from '../../src/core/labels.js';
+
+describe('Bash labels drop the set-up prefix', () => {
+  it.each([
+    ['cd /home/me/projects/app && npm test', 'npm test'],
+    ['cd "/home/me/my project" && git status', 'git status'],
+    ["cd '/tmp/x y'; ls -la", 'ls -la'],
+    ['cd ~/p && export NODE_ENV=test && npx vitest run a.test.ts', 'npx vitest run a.test.ts'],
+    ['export A=1 B="two words" && make', 'make'],
+    ['set -euo pipefail; cd build && cmake ..', 'cmake ..'],
+    ['pushd vendor && git pull', 'git pull'],
+    // Not a prefix: kept as it is.
+    ['npm test && cd dist', 'npm test && cd dist'],
+    ['cd /somewhere', 'cd /somewhere'],
+    ['cd a && ', 'cd a && '],
+    ['cdk deploy && ls', 'cdk deploy && ls'],
+    ['export PATH=$PATH:/x', 'export PATH=$PATH:/x'],
+  ])('%s → %s', (command, distinctive) => {
+    expect(distinctiveCommand(command)).toBe(distinctive);
+  });
+
+  it('shows in the label, the full command staying in the input', () => {
+    const input = { command: 'cd /home/me/projects/app && npm run build' };
+    expect(toolLabel('Bash', input, '/home/me/projects/app')).toBe('Bash: npm run build');
+    expect(input.command).toBe('cd /home/me/projects/app && npm run build');
+  });
+
+  it('keeps the description when there is no command', () => {
+    expect(toolLabel('Bash', { description: 'List files' }, null)).toBe('Bash: List files');
+  });
+
+  it('takes linear time on a long prefix that never ends in &&', () => {
+    const command = `cd ${'a'.repeat(50_000)}`;
+    expect(distinctiveCommand(command)).toBe(command);
+  });
+
+  it('never leaves half a secret behind', () => {
+    const token = `ghp_${'A'.repeat(36)}`;
+    const label = toolLabel('Bash', { command: `cd /p && curl -H ${token.repeat(4)}` }, '/p');
+    expect(label).toBe('Bash: curl -H …');
+  });
+});
+
+describe('file paths', () => {
+  it.each([
+    ['/p/src/auth.ts', '/p', 'src/auth.ts'],
+    ['/p/src/auth.ts', '/p/', 'src/auth.ts'],
+    ['/elsewhere/x.ts', '/p', '/elsewhere/x.ts'],
+    ['/home/me/other/project/src/auth.ts', '/p', '…/src/auth.ts'],
+    ['/home/me/other/project/src/auth.ts', null, '…/src/auth.ts'],
+    ['/pp/src/auth.ts', '/p', '/pp/src/auth.ts'],
+    [
+      '/p/packages/server/src/modules/authentication/providers/oauth.ts',
+      '/p',
+      '…/authentication/providers/oauth.ts',
+    ],
+    [
+      '/p/a-really-long-file-name-that-is-longer-than-forty-characters.ts',
+      '/p',
+      'a-really-long-file-name-that-is-longer-than-forty-characters.ts',
+    ],
+  ])('%s in %s → %s', (path, cwd, shown) => {
+    expect(shortPath(path, cwd)).toBe(shown);
+  });
+
+  it('shorten the label of each file tool', () => {
+    const far = '/home/me/other/project/src/auth.ts';
+    for (const tool of ['Read', 'Write', 'Edit', 'MultiEdit'])
+      expect(toolLabel(tool, { file_path: far }, '/p')).toBe(`${tool}: …/src/auth.ts`);
+    expect(toolLabel('NotebookEdit', { notebook_path: '/p/nb/a.ipynb' }, '/p')).toBe(
+      'NotebookEdit: nb/a.ipynb',
+    );
+  });
+});
