@@ -293,6 +293,8 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
   const notifications = new Map<string, number>();
   const agentSpan = new Map<string, { start: number; end: number }>();
   const firstUserText = new Map<string, string | null>();
+  /** Line of each agent's first record in this segment, for its warnings. */
+  const firstLine = new Map<string, number>();
   const forkMarkers: ForkMarker[] = [];
   const taskNotified = new Map<string, number>();
   const prevTime = new Map<AgentKey, number>();
@@ -313,6 +315,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
         }
       }
     }
+    if (agentKey !== null && !firstLine.has(agentKey)) firstLine.set(agentKey, entry.line);
     if (agentKey !== null && rec.type === 'user' && !firstUserText.has(agentKey))
       firstUserText.set(agentKey, rec.text);
     if (agentKey === null && rec.type === 'system' && rec.fork !== null)
@@ -470,7 +473,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     if (a.endTime !== null && a.endTime > turn.endTime && !a.internal) turn.endTime = a.endTime;
   }
   assignTurnInfo(turns, base, entries, turnOf, state);
-  warnUnlinked(agents, tools, linkWarnings);
+  warnUnlinked(agents, tools, firstLine, linkWarnings);
   markMissingTranscripts(tools, results, agents, linkWarnings);
   const recordsOfTurn: TranscriptRecord[][] = turns.map(() => []);
   entries.forEach((e, i) => {
@@ -794,14 +797,19 @@ function agentsWithCalls(tools: Map<string, ToolCall>): Set<string> {
 function warnUnlinked(
   agents: Map<string, SubAgent>,
   tools: Map<string, ToolCall>,
+  firstLine: Map<string, number>,
   warnings: ReadWarning[],
 ): void {
   for (const agent of agents.values()) {
-    if (agent.fork || agent.agentId === null || !needsOwnRow(agent, tools)) continue;
+    if (agent.fork || !needsOwnRow(agent, tools)) continue;
+    // A 1.0.x inline sidechain is named by its root line in the main file; an agent file by itself.
+    const inline = agent.agentId === null;
     warnings.push({
       file: agent.file,
-      line: 1,
-      reason: `sub-agent ${agent.agentId} has no spawning call: shown under the turn of its first line`,
+      line: inline ? (firstLine.get(agent.key) ?? 0) : 1,
+      reason: inline
+        ? 'inline sidechain matches no Task call by its prompt: shown under the turn of its first line'
+        : `sub-agent ${agent.agentId} has no spawning call: shown under the turn of its first line`,
     });
   }
 }
