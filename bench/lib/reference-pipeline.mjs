@@ -21,6 +21,7 @@ const [
   { finish },
   spans,
   encode,
+  { windowsOf },
 ] = await Promise.all([
   dist('core/line-splitter.js'),
   dist('core/parse-record.js'),
@@ -29,6 +30,7 @@ const [
   dist('core/assemble.js'),
   dist('app/session-spans.js'),
   dist('adapters/otlp-encode.js'),
+  dist('core/pricing.js'),
 ]);
 
 async function readLinesStream(file, onLines) {
@@ -70,7 +72,7 @@ export async function loadSessionReference(files, parse = {}) {
 
 export async function sessionSpansReference(files, prices, options) {
   const loaded = await loadSessionReference(files, { textLimit: spans.textLimitFor(options) });
-  const model = finish(loaded.state);
+  const model = finish(loaded.state, windowsOf(prices));
   return {
     model,
     ...spans.spansOfModel(model, prices, options),

@@ -294,6 +294,7 @@ async function stages({ dir, content = 'labels' }) {
       dist('adapters/price-file.js'),
     ]);
   const prices = await loadPriceTable();
+  const { windowsOf } = await dist('core/pricing.js');
   const options = { content, maxAttributeBytes: 2048 };
   const heap = () => {
     globalThis.gc?.();
@@ -306,7 +307,7 @@ async function stages({ dir, content = 'labels' }) {
   const started = heap();
   const loaded = await loadSession(largest, spans.parseOptionsFor(options));
   const afterLoad = heap();
-  const model = finish(loaded.state);
+  const model = finish(loaded.state, windowsOf(prices));
   const afterModel = heap();
   const built = spans.spansOfModel(model, prices, options);
   const afterSpans = heap();
@@ -346,6 +347,7 @@ async function phases({ dir }) {
     dist('app/export.js'),
   ]);
   const { prices, resource } = await pricesAndResource();
+  const { windowsOf } = await dist('core/pricing.js');
   const options = { content: 'labels', maxAttributeBytes: 2048 };
   const cpu = () => {
     const c = process.cpuUsage();
@@ -362,7 +364,7 @@ async function phases({ dir }) {
     const loaded = await loadSession(files, spans.parseOptionsFor(options));
     ms.readAndFold += cpu() - t;
     t = cpu();
-    const model = finish(loaded.state);
+    const model = finish(loaded.state, windowsOf(prices));
     ms.assemble += cpu() - t;
     t = cpu();
     const { turns } = spans.spansOfModel(model, prices, options);

@@ -1,7 +1,8 @@
-// Loads the price table: the bundled config/pricing.json, or --pricing FILE.
+// Loads the model table (prices, context windows): the bundled config/pricing.json, or --pricing FILE.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { validatePriceTable, type PriceTable } from '../core/pricing.js';
+import { validatePriceTable, windowsOf, type PriceTable } from '../core/pricing.js';
+import { setDefaultWindows } from '../core/context-window.js';
 import { CliError } from './cli-error.js';
 
 export const BUNDLED_PRICING = fileURLToPath(new URL('../../config/pricing.json', import.meta.url));
@@ -18,5 +19,7 @@ export async function loadPriceTable(file: string = BUNDLED_PRICING): Promise<Pr
   }
   const table = validatePriceTable(value);
   if (typeof table === 'string') throw new CliError(`price file ${file}: ${table}`, 2);
+  // Its context windows become the default of every finish() in this process (context-window.ts).
+  setDefaultWindows(windowsOf(table));
   return table;
 }

@@ -1,5 +1,6 @@
 // Session model → what `show` renders: rows plus per-turn summaries with cost.
 import { buildWaterfall } from '../core/waterfall.js';
+import { sessionHeaderOf } from '../core/session-header.js';
 import { promptLabel } from '../core/labels.js';
 import { costSession, sumCost } from '../core/session-cost.js';
 import type { PriceTable } from '../core/pricing.js';
@@ -15,7 +16,8 @@ export function buildView(
   // Rows bucketed by turn once: a filter per turn is quadratic on long sessions.
   const rowsOfTurn = new Map<number, string[]>();
   for (const row of rows) {
-    const turn = model.tools.get(row.id)?.turnIndex ?? -1;
+    // An agent no call spawned has a row of its own: its id is the agent's key.
+    const turn = model.tools.get(row.id)?.turnIndex ?? model.agents.get(row.id)?.turnIndex ?? -1;
     const ids = rowsOfTurn.get(turn);
     if (ids === undefined) rowsOfTurn.set(turn, [row.id]);
     else ids.push(row.id);
@@ -32,9 +34,13 @@ export function buildView(
     rowIds: rowsOfTurn.get(t.index) ?? [],
   }));
   const known = turns.map((t) => t.costUsd).filter((c): c is number => c !== null);
+  const header = sessionHeaderOf(model);
   const view: WaterfallView = {
     sessionId: model.sessionId,
-    title: `Session ${model.sessionId}`,
+    title:
+      header?.title === null || header?.title === undefined
+        ? `Session ${model.sessionId}`
+        : `${header.title} (session ${model.sessionId})`,
     rows,
     turns,
     totals: {
@@ -44,5 +50,6 @@ export function buildView(
     },
     warnings: model.warnings,
   };
+  if (header !== null) view.header = header;
   return { view, unknownModels: costs.unknownModels };
 }

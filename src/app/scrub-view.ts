@@ -16,6 +16,9 @@ function scrubRow(row: WaterfallRow): WaterfallRow {
 export function scrubWaterfallView(view: WaterfallView): WaterfallView {
   return {
     ...view,
+    // The session's title (its custom or AI title) is text the user or a model wrote.
+    title: scrubText(view.title),
+    ...(view.header === undefined ? {} : { header: scrubValue(view.header) as typeof view.header }),
     rows: view.rows.map(scrubRow),
     turns: view.turns.map((t) => ({ ...t, label: scrubText(t.label) })),
   };

@@ -19,6 +19,7 @@
 // Cuts happen only before a prompt: a single turn is never split.
 import { openSync, readSync, closeSync } from 'node:fs';
 import { finishSegment, opensTurn, wholeSession, type SegmentCarry } from '../core/assemble.js';
+import type { WindowOf } from '../core/context-window.js';
 import { isRealPrompt } from '../core/prompts.js';
 import type { ParseOptions, ParseOutcome } from '../core/parse-record.js';
 import { startNextSegment, type SessionState } from '../core/session-state.js';
@@ -43,6 +44,8 @@ export interface SegmentReadOptions {
   segmentRecords?: number;
   /** Records at which a segment is closed even if still waiting (default 4 × segmentRecords). */
   forceRecords?: number;
+  /** Context windows from the model table; absent: the observed rule only. */
+  windowOf?: WindowOf;
 }
 
 export interface SegmentedSession {
@@ -135,7 +138,7 @@ export async function readSegments(
   const state = openSession(files);
   const unterminated: string[] = [];
   const pending: PendingAgent[] = files.agentFiles.map((a) => ({ ...a }));
-  let carry: SegmentCarry = wholeSession();
+  let carry: SegmentCarry = wholeSession(options.windowOf);
   let nextTry = limit;
   let segments = 0;
   let forcedCuts = 0;

@@ -3,7 +3,7 @@
 import { hash } from 'node:crypto';
 import { encodeSpanFields, type EncodedSpans } from '../adapters/otlp-protobuf.js';
 import { finish } from '../core/assemble.js';
-import type { PriceTable } from '../core/pricing.js';
+import { windowsOf, type PriceTable } from '../core/pricing.js';
 import { costSession } from '../core/session-cost.js';
 import type { SessionModel } from '../core/session-model.js';
 import type { SpanData, SpanOptions } from '../core/span-data.js';
@@ -114,19 +114,22 @@ export async function streamSessionSpans(
   encode = true,
 ): Promise<StreamedSession> {
   const unknown = new Set<string>();
+  // Linking warnings are derived per segment, not read: kept after the read ones, as finish() does.
+  const derived: ReadWarning[] = [];
   const read = await readSegments(
     files,
-    { ...segments, parse: parseOptionsFor(options) },
+    { ...segments, parse: parseOptionsFor(options), windowOf: windowsOf(prices) },
     (model, firstTurn) => {
       const { turns, unknownModels } = spansOfModel(model, prices, options, firstTurn, encode);
       for (const m of unknownModels) unknown.add(m);
+      derived.push(...(model.derivedWarnings ?? []));
       return onTurns(turns);
     },
   );
   return {
     unknownModels: [...unknown].sort(),
     unterminated: read.unterminated,
-    warnings: read.state.warnings,
+    warnings: derived.length === 0 ? read.state.warnings : [...read.state.warnings, ...derived],
     ignoredLines: read.state.ignoredLines,
     segments: read.segments,
     forcedCuts: read.forcedCuts,
@@ -141,7 +144,7 @@ export async function sessionSpans(
   options: SpanOptions,
 ): Promise<SessionSpans> {
   const loaded = await loadSession(files, parseOptionsFor(options));
-  const model = finish(loaded.state);
+  const model = finish(loaded.state, windowsOf(prices));
   const { turns, unknownModels } = spansOfModel(model, prices, options);
   return { model, turns, unknownModels, unterminated: loaded.unterminated };
 }

@@ -2,7 +2,9 @@
 import { finish } from '../core/assemble.js';
 import { CliError } from '../adapters/cli-error.js';
 import type { ReadWarning, WaterfallRow } from '../core/waterfall-row.js';
+import type { SessionHeader } from '../core/session-header.js';
 import { loadPriceTable } from '../adapters/price-file.js';
+import { windowsOf } from '../core/pricing.js';
 import { writePrivateFile } from '../adapters/private-file.js';
 import { buildView } from './build-view.js';
 import { loadSession } from './load-session.js';
@@ -26,9 +28,15 @@ export interface ShowOptions {
   compact: boolean;
 }
 
-/** The `--json` contract: exactly these three keys. */
+/**
+ * The `--json` contract: sessionId, rows and warnings always; `session` (the
+ * header: names, settings, PR links, prompt ids) and `unknownRecordTypes`
+ * (type → lines) only when the session has any.
+ */
 export interface ShowJson {
   sessionId: string;
+  session?: SessionHeader;
+  unknownRecordTypes?: Record<string, number>;
   rows: WaterfallRow[];
   warnings: ReadWarning[];
 }
@@ -42,8 +50,8 @@ export interface ShowResult {
 export async function show(options: ShowOptions): Promise<ShowResult> {
   const files = await resolveSession(options.target, options.projectsDirs);
   const loaded = await loadSession(files);
-  const model = finish(loaded.state);
   const prices = await loadPriceTable(options.pricingFile ?? undefined);
+  const model = finish(loaded.state, windowsOf(prices));
   const built = buildView(model, prices);
   const { unknownModels } = built;
   const noTurn = missingTurn(options.filter, built.view);
@@ -62,8 +70,12 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
     notes.push(`wrote ${options.html}`);
   }
   if (options.format === 'json') {
+    const unknown = model.unknownRecordTypes ?? {};
+    // Key order is the contract's: the header before the rows.
     const json: ShowJson = {
       sessionId: model.sessionId,
+      ...(view.header === undefined ? {} : { session: view.header }),
+      ...(Object.keys(unknown).length === 0 ? {} : { unknownRecordTypes: unknown }),
       rows: view.rows,
       warnings: model.warnings,
     };

@@ -1,4 +1,5 @@
-// `agent-<id>.meta.json` sidecars (later 2.1.x): {agentType, description, toolUseId, spawnDepth, parentAgentId?}.
+// `agent-<id>.meta.json` sidecars (later 2.1.x): {agentType, description, toolUseId, spawnDepth, parentAgentId?};
+// forks (2.1.220+ `/subtask`): {agentType:"fork", isFork:true, name, spawnDepth} and no toolUseId.
 import type { AgentMeta } from './session-state.js';
 
 const AGENT_META_NAME = /agent-(.+)\.meta\.json$/;
@@ -22,5 +23,7 @@ export function parseAgentMeta(path: string, text: string): AgentMeta | null {
     description: s(o.description),
     toolUseId: s(o.toolUseId),
     parentAgentId: s(o.parentAgentId),
+    isFork: o.isFork === true || o.agentType === 'fork',
+    name: s(o.name),
   };
 }

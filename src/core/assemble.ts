@@ -1,8 +1,15 @@
 // finish(): derive the session model from folded state. Pure, and cheap enough
 // to re-run as a live session grows (one pass per index it builds).
 import { toolLabel } from './labels.js';
-import type { AssistantRecord, TranscriptRecord } from './records.js';
+import type {
+  AgentReport,
+  AssistantRecord,
+  TranscriptRecord,
+  Usage,
+  UserRecord,
+} from './records.js';
 import type { Entry, SessionState } from './session-state.js';
+import type { ReadWarning } from './waterfall-row.js';
 import type {
   AgentKey,
   ApiResponse,
@@ -20,8 +27,15 @@ import {
   type LocalCommandTracker,
 } from './local-command.js';
 
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
-export const LARGE_CONTEXT_WINDOW = 1_000_000;
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  LARGE_CONTEXT_WINDOW,
+  assignContextWindows,
+  tableWindows,
+  type WindowOf,
+} from './context-window.js';
+
+export { DEFAULT_CONTEXT_WINDOW, LARGE_CONTEXT_WINDOW };
 
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
 const INTERNAL_AGENT_PREFIXES = ['acompact', 'aprompt_suggestion'];
@@ -48,12 +62,25 @@ function addUsage(t: TokenTotals, r: ApiResponse): void {
   t.cacheWrite1h += r.usage.cacheWrite1h;
 }
 
+/** Thinking, server-tool and speed fields: any line may carry them, the maximum holds. */
+function mergeUsageExtras(into: Usage, from: Usage): void {
+  into.speed = from.speed ?? into.speed;
+  if (into.speed === undefined) delete into.speed;
+  for (const k of ['thinkingTokens', 'webSearchRequests', 'webFetchRequests'] as const) {
+    const v = from[k];
+    if (v !== undefined) into[k] = Math.max(into[k] ?? 0, v);
+  }
+}
+
 interface ResultInfo {
   time: number | null;
   isError: boolean;
   rejected: boolean;
   text: string;
   asyncLaunched: boolean;
+  agentReport: AgentReport | null;
+  file: string;
+  line: number;
 }
 
 function responseKey(rec: AssistantRecord): string | null {
@@ -106,9 +133,12 @@ export interface SegmentCarry {
   sessionId: string | null;
   /** Agents whose records were in earlier segments: exported there, not linked again. */
   doneAgents: Set<string>;
+  /** Context windows from the model table (context-window.ts); absent: the observed rule only. */
+  windowOf?: WindowOf;
 }
 
-export const wholeSession = (): SegmentCarry => ({
+export const wholeSession = (windowOf: WindowOf = tableWindows): SegmentCarry => ({
+  windowOf,
   priorTurns: [],
   commands: createLocalCommandTracker(),
   nextTurnStart: null,
@@ -159,6 +189,7 @@ function buildTurns(
     if (prompt || (current === null && activity && rec.timestamp !== null)) {
       current = {
         index: turns.length,
+        ...originOf(prompt ? rec : null),
         promptUuid: rec.uuid ?? `${entry.file}:${entry.line}`,
         promptText: prompt ? rec.text : null,
         contextWindow: DEFAULT_CONTEXT_WINDOW,
@@ -189,8 +220,56 @@ function buildTurns(
   return { turnOf, turns };
 }
 
-export function finish(state: SessionState): SessionModel {
-  return finishSegment(state, wholeSession()).model;
+/**
+ * Each turn of this segment carries the session info as it stood before the
+ * next turn's first record (the last turn: all of it read so far).
+ */
+function assignTurnInfo(
+  turns: Turn[],
+  base: number,
+  entries: Entry[],
+  turnOf: Int32Array,
+  state: SessionState,
+): void {
+  const firstEntry = new Map<number, number>();
+  turnOf.forEach((t, i) => {
+    if (t >= 0 && !firstEntry.has(t)) firstEntry.set(t, i);
+  });
+  let mark = 0;
+  let info = state.infoBase;
+  for (let index = base; index < turns.length; index++) {
+    const turn = turns[index];
+    if (turn === undefined) continue;
+    const until = firstEntry.get(index + 1) ?? entries.length + 1;
+    while (mark < state.infoMarks.length && (state.infoMarks[mark]?.at ?? Infinity) <= until) {
+      info = state.infoMarks[mark]?.info ?? info;
+      mark += 1;
+    }
+    if (Object.keys(info).length > 0) turn.sessionInfo = info;
+  }
+}
+
+/**
+ * What opened a turn. A peer message (another Claude session's request) opens
+ * a turn like a human prompt, keeping its sender's name; task notifications and
+ * queued commands open none (prompts.ts), and a turn opened by activity with no
+ * prompt before it is `system`.
+ */
+function originOf(
+  prompt: UserRecord | null,
+): Pick<Turn, 'promptId' | 'origin' | 'peerName' | 'permissionMode'> {
+  if (prompt === null)
+    return { promptId: null, origin: 'system', peerName: null, permissionMode: null };
+  return {
+    promptId: prompt.promptId,
+    origin: prompt.originKind ?? 'human',
+    peerName: prompt.peerName,
+    permissionMode: prompt.permissionMode,
+  };
+}
+
+export function finish(state: SessionState, windowOf: WindowOf = tableWindows): SessionModel {
+  return finishSegment(state, wholeSession(windowOf)).model;
 }
 
 /** Whether a main-thread record, read after the carry's segments, opens a turn. */
@@ -214,6 +293,10 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
   const notifications = new Map<string, number>();
   const agentSpan = new Map<string, { start: number; end: number }>();
   const firstUserText = new Map<string, string | null>();
+  /** Line of each agent's first record in this segment, for its warnings. */
+  const firstLine = new Map<string, number>();
+  const forkMarkers: ForkMarker[] = [];
+  const taskNotified = new Map<string, number>();
   const prevTime = new Map<AgentKey, number>();
   if (carry.prevMainTime !== null) prevTime.set(null, carry.prevMainTime);
   let lastTimestamp: number | null = carry.lastTimestamp;
@@ -232,8 +315,17 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
         }
       }
     }
+    if (agentKey !== null && !firstLine.has(agentKey)) firstLine.set(agentKey, entry.line);
     if (agentKey !== null && rec.type === 'user' && !firstUserText.has(agentKey))
       firstUserText.set(agentKey, rec.text);
+    if (agentKey === null && rec.type === 'system' && rec.fork !== null)
+      forkMarkers.push({ ...rec.fork, time: ts, turnIndex: turnOf[i] ?? -1 });
+    // A fork may notify more than once (resumed by SendMessage): its work runs to the last.
+    if (agentKey === null && rec.type === 'user' && rec.notifiesTaskId !== null && ts !== null)
+      taskNotified.set(
+        rec.notifiesTaskId,
+        Math.max(taskNotified.get(rec.notifiesTaskId) ?? ts, ts),
+      );
     if (rec.type === 'assistant' && isCall(rec)) {
       const key = responseKey(rec);
       const time = ts ?? prevTime.get(agentKey) ?? 0;
@@ -274,6 +366,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
               r.usage.cacheRead = Math.max(r.usage.cacheRead, rec.usage.cacheRead);
               r.usage.cacheWrite = Math.max(r.usage.cacheWrite, rec.usage.cacheWrite);
               r.usage.cacheWrite1h = Math.max(r.usage.cacheWrite1h, rec.usage.cacheWrite1h);
+              mergeUsageExtras(r.usage, rec.usage);
             }
           }
         }
@@ -296,6 +389,8 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
           errorType: null,
           output: null,
           spawnedAgentKey: null,
+          agentReport: null,
+          transcriptMissing: false,
           usageAtCall:
             rec.usage === null ? null : { input: totalInput(rec.usage), output: rec.usage.output },
         });
@@ -315,6 +410,9 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
           rejected: rec.rejected,
           text: result.text,
           asyncLaunched: rec.resultAsyncLaunched,
+          agentReport: rec.agentReport,
+          file: entry.file,
+          line: entry.line,
         });
         if (rec.resultAgentId !== null && !agentLinks.has(rec.resultAgentId))
           agentLinks.set(rec.resultAgentId, result.toolUseId);
@@ -329,7 +427,15 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
   // agent's later call would claim it); one with records here again is late.
   let lateAgents = 0;
   for (const key of withRecords) if (carry.doneAgents.has(key)) lateAgents += 1;
-  const agents = linkAgents(state, tools, agentLinks, agentSpan, firstUserText, carry.doneAgents);
+  const { agents, warnings: linkWarnings } = linkAgents(
+    state,
+    tools,
+    agentLinks,
+    agentSpan,
+    firstUserText,
+    carry.doneAgents,
+  );
+  const forksOwing = placeForks(agents, forkMarkers, taskNotified, linkWarnings);
   const placement = assignAgentTurns(agents, tools, responses, turns, base);
   lateAgents += placement.late;
   const placedByTime = placement.byTime;
@@ -366,6 +472,9 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     turn.agentKeys.push(a.key);
     if (a.endTime !== null && a.endTime > turn.endTime && !a.internal) turn.endTime = a.endTime;
   }
+  assignTurnInfo(turns, base, entries, turnOf, state);
+  warnUnlinked(agents, tools, firstLine, linkWarnings);
+  markMissingTranscripts(tools, results, agents, linkWarnings);
   const recordsOfTurn: TranscriptRecord[][] = turns.map(() => []);
   entries.forEach((e, i) => {
     if (e.agentKey === null) recordsOfTurn[turnOf[i] ?? -1]?.push(e.rec);
@@ -387,19 +496,13 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     if (verdict.state === 'interrupted') closeAbandoned(turn, tools);
   }
 
-  // The 1M window holds from the first turn that proves it onward: earlier turns
-  // keep theirs, so a live daemon's already-sent spans stay true.
-  let firstLarge = carry.largeWindow ? base : Number.POSITIVE_INFINITY;
-  for (const r of responses.values()) {
-    if (r.agentKey === null && r.usage !== null && totalInput(r.usage) > DEFAULT_CONTEXT_WINDOW)
-      firstLarge = Math.min(firstLarge, r.turnIndex);
-  }
-  for (let index = base; index < turns.length; index++) {
-    const turn = turns[index];
-    if (turn !== undefined)
-      turn.contextWindow = index >= firstLarge ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW;
-  }
-  const largeWindow = Number.isFinite(firstLarge);
+  const { largeWindow, sessionWindow } = assignContextWindows(
+    turns,
+    responses.values(),
+    base,
+    carry.largeWindow,
+    carry.windowOf ?? tableWindows,
+  );
   const sessionId = carry.sessionId ?? sessionIdOf(state);
 
   const model: SessionModel = {
@@ -409,11 +512,17 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     responses,
     tools,
     agents,
-    contextWindow: largeWindow ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW,
+    contextWindow: sessionWindow,
     lastTimestamp,
     moreTurnsFollow: carry.nextTurnStart !== null,
-    warnings: state.warnings,
+    // Derived here, so a live session finished again and again never repeats them in its state.
+    warnings: linkWarnings.length === 0 ? state.warnings : [...state.warnings, ...linkWarnings],
     ignoredLines: state.ignoredLines,
+    sessionInfo: state.sessionInfo,
+    derivedWarnings: linkWarnings,
+    unknownRecordTypes: Object.fromEntries(
+      [...state.unknownTypes].map(([type, { count }]) => [type, count]),
+    ),
   };
   const next: SegmentCarry = {
     // Only what later turns read of earlier ones: index, prompt uuid, start time.
@@ -425,9 +534,11 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     prevMainTime: prevTime.get(null) ?? null,
     sessionId,
     doneAgents: carry.doneAgents,
+    windowOf: carry.windowOf,
   };
   const closed =
     isClosed(tools, results, notifications) &&
+    forksOwing === 0 &&
     placedByTime.every(
       (key) =>
         (agents.get(key)?.startTime ?? 0) < (carry.nextTurnStart ?? Number.POSITIVE_INFINITY),
@@ -486,7 +597,7 @@ function linkAgents(
   agentSpan: Map<string, { start: number; end: number }>,
   firstUserText: Map<string, string | null>,
   done: Set<string>,
-): Map<string, SubAgent> {
+): { agents: Map<string, SubAgent>; warnings: ReadWarning[] } {
   const keys = new Set<string>(
     [...agentSpan.keys(), ...state.agentFiles.keys(), ...state.metas.keys()].filter(
       (k) => !done.has(k) || agentSpan.has(k),
@@ -553,6 +664,9 @@ function linkAgents(
           : (meta?.description ?? null),
       toolUseId,
       internal,
+      fork: call === undefined && meta?.isFork === true,
+      name: meta?.name ?? null,
+      forkTurnIndex: null,
       turnIndex: null,
       startTime: span?.start ?? null,
       endTime: span?.end ?? null,
@@ -561,7 +675,143 @@ function linkAgents(
       file: state.agentFiles.get(key) ?? state.file,
     });
   }
-  return agents;
+  return { agents, warnings: [] };
+}
+
+/** A `⑂ forked <name> (<4 hex>)` line of the main thread. */
+interface ForkMarker {
+  name: string;
+  idSuffix: string;
+  time: number | null;
+  turnIndex: number;
+}
+
+/** Fork agent ids are `a<name>-<16 hex>`. */
+const FORK_ID = /^a(.+)-[0-9a-f]{16}$/;
+
+/**
+ * Forks have no spawning call: each hangs under the turn of its `⑂ forked`
+ * line (matched by the last 4 hex digits of its id, and its name), from that
+ * line to its last <task-notification>. An agent id of the fork shape whose
+ * meta is missing is recognised by its marker. Returns how many forks worked
+ * after their last notification: they owe one, so the segment is not closed
+ * (a later line would still change them).
+ */
+function placeForks(
+  agents: Map<string, SubAgent>,
+  markers: ForkMarker[],
+  notified: Map<string, number>,
+  warnings: ReadWarning[],
+): number {
+  let owing = 0;
+  const used = new Set<ForkMarker>();
+  for (const agent of agents.values()) {
+    if (agent.toolUseId !== null || agent.internal || agent.agentId === null) continue;
+    const id = agent.agentId;
+    const idName = FORK_ID.exec(id)?.[1] ?? null;
+    const name = agent.name ?? idName;
+    const free = markers.filter((m) => !used.has(m));
+    const byName = free.filter((m) => m.name === name);
+    const marker =
+      free.find((m) => id.endsWith(m.idSuffix) && m.name === name) ??
+      free.find((m) => id.endsWith(m.idSuffix) && idName !== null) ??
+      // A known fork whose id no marker ends with (a copy with rewritten ids): its name, if unique.
+      (agent.fork && byName.length === 1 ? byName[0] : undefined);
+    if (!agent.fork && marker === undefined) continue;
+    agent.fork = true;
+    agent.agentType = 'fork';
+    agent.name = name ?? marker?.name ?? null;
+    if (marker === undefined) {
+      warnings.push({
+        file: agent.file,
+        line: 1,
+        reason: `fork ${id} has no "⑂ forked" line in the main transcript: shown under the turn of its first line`,
+      });
+    } else {
+      used.add(marker);
+      if (marker.turnIndex >= 0) agent.forkTurnIndex = marker.turnIndex;
+      if (marker.time !== null)
+        agent.startTime = Math.min(agent.startTime ?? marker.time, marker.time);
+    }
+    const last = notified.get(id);
+    if (last === undefined || (agent.endTime !== null && agent.endTime > last)) owing += 1;
+    if (last !== undefined) agent.endTime = Math.max(agent.endTime ?? last, last);
+  }
+  return owing;
+}
+
+/**
+ * A Task/Agent call whose result reports a run (tokens, tool calls) but whose
+ * sub-agent left no records here: its transcript is missing. The call keeps the
+ * report, and a warning says how many calls are not shown.
+ */
+function markMissingTranscripts(
+  tools: Map<string, ToolCall>,
+  results: Map<string, ResultInfo>,
+  agents: Map<string, SubAgent>,
+  warnings: ReadWarning[],
+): void {
+  for (const tool of tools.values()) {
+    const result = results.get(tool.id);
+    if (result?.agentReport === null || result?.agentReport === undefined) continue;
+    tool.agentReport = result.agentReport;
+    const agent = tool.spawnedAgentKey === null ? undefined : agents.get(tool.spawnedAgentKey);
+    const worked =
+      agent !== undefined && (agent.startTime !== null || agent.responseKeys.length > 0);
+    if (worked) continue;
+    tool.transcriptMissing = true;
+    const id = result.agentReport.agentId;
+    const calls = result.agentReport.toolUseCount;
+    warnings.push({
+      file: result.file,
+      line: result.line,
+      reason:
+        `transcript of sub-agent ${id ?? `of call ${tool.id}`} is missing: ` +
+        (calls === null ? 'its calls are not shown' : `${calls} of its calls are not shown`),
+    });
+  }
+}
+
+/** Whether an agent without a spawning call did work that must be shown (waterfall.ts gives it a row). */
+export function needsOwnRow(agent: SubAgent, tools: Map<string, ToolCall>): boolean {
+  if (agent.internal) return false;
+  const call = agent.toolUseId === null ? undefined : tools.get(agent.toolUseId);
+  if (call !== undefined && call.turnIndex >= 0) return false;
+  if (agent.fork || agent.responseKeys.length > 0) return true;
+  return agentsWithCalls(tools).has(agent.key);
+}
+
+/** Agents that made calls, once per tools map: asked per agent, a scan each would be quadratic. */
+const callersOf = new WeakMap<Map<string, ToolCall>, Set<string>>();
+function agentsWithCalls(tools: Map<string, ToolCall>): Set<string> {
+  let callers = callersOf.get(tools);
+  if (callers === undefined) {
+    callers = new Set();
+    for (const t of tools.values()) if (t.agentKey !== null) callers.add(t.agentKey);
+    callersOf.set(tools, callers);
+  }
+  return callers;
+}
+
+/** A sub-agent that is no fork, no side call and has no spawning call is shown, with a warning. */
+function warnUnlinked(
+  agents: Map<string, SubAgent>,
+  tools: Map<string, ToolCall>,
+  firstLine: Map<string, number>,
+  warnings: ReadWarning[],
+): void {
+  for (const agent of agents.values()) {
+    if (agent.fork || !needsOwnRow(agent, tools)) continue;
+    // A 1.0.x inline sidechain is named by its root line in the main file; an agent file by itself.
+    const inline = agent.agentId === null;
+    warnings.push({
+      file: agent.file,
+      line: inline ? (firstLine.get(agent.key) ?? 0) : 1,
+      reason: inline
+        ? 'inline sidechain matches no Task call by its prompt: shown under the turn of its first line'
+        : `sub-agent ${agent.agentId} has no spawning call: shown under the turn of its first line`,
+    });
+  }
 }
 
 /** Whether `call` runs inside agent `key` itself, at any depth of the links made so far. */
@@ -614,6 +864,7 @@ function assignAgentTurns(
     const call = agent.toolUseId === null ? undefined : tools.get(agent.toolUseId);
     if (call !== undefined)
       index = call.agentKey === null ? call.turnIndex : turnOfAgent(call.agentKey);
+    if (index === null && agent.forkTurnIndex !== null) index = agent.forkTurnIndex;
     // Unlinked and internal agents: the turn running when they started.
     if ((index === null || index < 0) && agent.startTime !== null) {
       index = turnAt(turns, agent.startTime);

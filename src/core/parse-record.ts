@@ -3,6 +3,8 @@
 // read as "missing" rather than failing the line.
 import {
   MAX_KEPT_TEXT,
+  type AgentReport,
+  type SessionInfo,
   type AssistantRecord,
   type ProgressRecord,
   type SystemRecord,
@@ -16,8 +18,12 @@ import { clipAtBoundary } from './clip.js';
 
 export type ParseOutcome =
   | { kind: 'record'; record: TranscriptRecord }
-  /** Valid JSON of a type ccotel does not use (summary, file-history-snapshot, …). */
-  | { kind: 'ignored' }
+  /**
+   * Valid JSON of a type ccotel does not use (summary, file-history-snapshot, …).
+   * `unknownType` names a type not in KNOWN_TYPES (format drift: reported, never
+   * guessed at); `info` is what a session name or setting record says.
+   */
+  | { kind: 'ignored'; unknownType?: string; info?: SessionInfo }
   | { kind: 'malformed'; reason: string };
 
 type Json = Record<string, unknown>;
@@ -114,12 +120,38 @@ function resultText(content: unknown): string {
 function parseUsage(v: unknown): Usage | null {
   if (!isObject(v)) return null;
   const creation = isObject(v.cache_creation) ? v.cache_creation : {};
-  return {
+  const details = isObject(v.output_tokens_details) ? v.output_tokens_details : {};
+  const server = isObject(v.server_tool_use) ? v.server_tool_use : {};
+  const usage: Usage = {
     input: num(v.input_tokens) ?? 0,
     output: num(v.output_tokens) ?? 0,
     cacheRead: num(v.cache_read_input_tokens) ?? 0,
     cacheWrite: num(v.cache_creation_input_tokens) ?? 0,
     cacheWrite1h: num(creation.ephemeral_1h_input_tokens) ?? 0,
+  };
+  // Written only when present, so older lines keep the four-field shape.
+  const speed = intern(v.speed);
+  if (speed !== null) usage.speed = speed;
+  const thinking = num(details.thinking_tokens);
+  if (thinking !== null) usage.thinkingTokens = thinking;
+  const searches = num(server.web_search_requests);
+  if (searches !== null) usage.webSearchRequests = searches;
+  const fetches = num(server.web_fetch_requests);
+  if (fetches !== null) usage.webFetchRequests = fetches;
+  return usage;
+}
+
+function agentReportOf(tur: Json): AgentReport | null {
+  const totalTokens = num(tur.totalTokens);
+  const toolUseCount = num(tur.totalToolUseCount);
+  const durationMs = num(tur.totalDurationMs);
+  if (totalTokens === null && toolUseCount === null && durationMs === null) return null;
+  return {
+    agentId: str(tur.agentId),
+    totalTokens,
+    toolUseCount,
+    durationMs,
+    usage: parseUsage(tur.usage),
   };
 }
 
@@ -139,8 +171,13 @@ function base(o: Json) {
   };
 }
 
+const PEER_NAME = /<cross-session-message\b[^>]*\bfrom-name="([^"]*)"/;
+
 const REJECTION = /user (doesn't want to proceed|rejected tool use)/i;
 const NOTIFICATION = /^\s*<task-notification>[\s\S]*?<tool-use-id>([^<]+)<\/tool-use-id>/;
+const NOTIFIED_TASK = /^\s*<task-notification>[\s\S]*?<task-id>([^<]+)<\/task-id>/;
+const FORK_MARKER =
+  /<local-command-stdout>\s*⑂ forked (.+?) \(([0-9a-f]{4})\)\s*<\/local-command-stdout>/;
 
 function parseUser(o: Json): UserRecord {
   const message = isObject(o.message) ? o.message : {};
@@ -163,22 +200,30 @@ function parseUser(o: Json): UserRecord {
   }
   const tur = o.toolUseResult;
   const resultAgentId = isObject(tur) ? str(tur.agentId) : null;
+  const agentReport = isObject(tur) ? agentReportOf(tur) : null;
   const rejectedByString = typeof tur === 'string' && REJECTION.test(tur);
   const rejectedByText = toolResults.some((r) => r.isError && REJECTION.test(r.text));
   // Read for the rejection above; kept only for content capture (see ParseOptions).
   if (!keepTexts) for (const r of toolResults) r.text = '';
   const text = toolResults.length > 0 ? null : textOf(content);
+  const origin = isObject(o.origin) ? str(o.origin.kind) : null;
   return {
     type: 'user',
     ...base(o),
+    promptId: str(o.promptId),
+    permissionMode: intern(o.permissionMode),
+    originKind: intern(origin),
+    peerName: origin === 'peer' && text !== null ? (PEER_NAME.exec(text)?.[1] ?? null) : null,
     isMeta: o.isMeta === true,
     isCompactSummary: o.isCompactSummary === true,
     text,
     toolResults,
     resultAgentId,
+    agentReport,
     resultAsyncLaunched: isObject(tur) && tur.status === 'async_launched',
     rejected: rejectedByString || rejectedByText,
     notifiesToolUseId: text === null ? null : (NOTIFICATION.exec(text)?.[1]?.trim() ?? null),
+    notifiesTaskId: text === null ? null : (NOTIFIED_TASK.exec(text)?.[1]?.trim() ?? null),
   };
 }
 
@@ -218,7 +263,16 @@ function parseAssistant(o: Json): AssistantRecord {
 }
 
 function parseSystem(o: Json): SystemRecord {
-  return { type: 'system', ...base(o), subtype: str(o.subtype), durationMs: num(o.durationMs) };
+  const subtype = str(o.subtype);
+  const marker =
+    subtype === 'local_command' && typeof o.content === 'string'
+      ? FORK_MARKER.exec(o.content)
+      : null;
+  const fork =
+    marker?.[1] !== undefined && marker[2] !== undefined
+      ? { name: clip(marker[1]), idSuffix: marker[2] }
+      : null;
+  return { type: 'system', ...base(o), subtype, durationMs: num(o.durationMs), fork };
 }
 
 function parseEmbedded(
@@ -284,6 +338,79 @@ export interface ParseOptions {
   keepTexts?: boolean;
 }
 
+/**
+ * Record types Claude Code is known to write that ccotel reads no further
+ * (transcript-format.md §3, issue 12). Any other type is reported by name.
+ */
+const KNOWN_TYPES = new Set([
+  'summary',
+  'file-history-snapshot',
+  'file-history-delta',
+  'queue-operation',
+  'attachment',
+  'last-prompt',
+  'agent-color',
+  'agent-setting',
+  'tag',
+  'bridge-session',
+  'atis-latch',
+  'frame-link',
+  'fork-context-ref',
+  'result',
+  'turn_end',
+  'custom-title',
+  'ai-title',
+  'agent-name',
+  'pr-link',
+  'permission-mode',
+  'mode',
+]);
+
+/** What a session name or setting record says; null for other types. */
+function sessionInfoOf(o: Json): SessionInfo | null {
+  const s = (v: unknown): string | undefined => (typeof v === 'string' ? clip(v) : undefined);
+  const info: SessionInfo = {};
+  switch (o.type) {
+    case 'custom-title':
+      info.customTitle = s(o.customTitle);
+      break;
+    case 'ai-title':
+      info.aiTitle = s(o.aiTitle);
+      break;
+    case 'agent-name':
+      info.agentName = s(o.agentName);
+      break;
+    case 'permission-mode':
+      info.permissionMode = s(o.permissionMode);
+      break;
+    case 'mode':
+      info.mode = s(o.mode);
+      break;
+    case 'pr-link':
+      info.prLinks = [
+        {
+          number: num(o.prNumber),
+          url: str(o.prUrl) === null ? null : clip(o.prUrl as string),
+          repository: str(o.prRepository),
+        },
+      ];
+      break;
+    default:
+      return null;
+  }
+  for (const k of Object.keys(info) as (keyof SessionInfo)[])
+    if (info[k] === undefined) delete info[k];
+  return info;
+}
+
+function ignoredOutcome(o: Json): ParseOutcome {
+  const type = typeof o.type === 'string' ? o.type : null;
+  if (type === null || !KNOWN_TYPES.has(type))
+    return { kind: 'ignored', unknownType: type === null ? '(no type)' : clip(type).slice(0, 60) };
+  const info = sessionInfoOf(o);
+  return info === null ? { kind: 'ignored' } : { kind: 'ignored', info };
+}
+
 /** Parse one complete line (without its newline). Blank lines are the caller's to skip. */
 export function parseRecord(line: string, options: ParseOptions = {}): ParseOutcome {
   limit = options.textLimit ?? MAX_KEPT_TEXT;
@@ -305,6 +432,6 @@ export function parseRecord(line: string, options: ParseOptions = {}): ParseOutc
     case 'progress':
       return { kind: 'record', record: parseProgress(value) };
     default:
-      return { kind: 'ignored' };
+      return ignoredOutcome(value);
   }
 }

@@ -12,6 +12,26 @@ export interface Usage {
   cacheWrite: number;
   /** Part of cacheWrite written with the 1-hour TTL (priced higher). */
   cacheWrite1h: number;
+  /** usage.speed: "fast" is billed at the fast-mode rates; null when not written. */
+  speed?: string | null;
+  /** output_tokens_details.thinking_tokens (part of output). */
+  thinkingTokens?: number;
+  /** server_tool_use.web_search_requests / web_fetch_requests. */
+  webSearchRequests?: number;
+  webFetchRequests?: number;
+}
+
+/**
+ * What a Task/Agent result says of the sub-agent's run (`toolUseResult.totalTokens`,
+ * `totalToolUseCount`, `totalDurationMs`, `usage`: the usage of its last API call).
+ * The only trace of its work when its transcript is missing.
+ */
+export interface AgentReport {
+  agentId: string | null;
+  totalTokens: number | null;
+  toolUseCount: number | null;
+  durationMs: number | null;
+  usage: Usage | null;
 }
 
 export interface ToolUseBlock {
@@ -43,8 +63,30 @@ interface BaseRecord {
   forkedFromSessionId: string | null;
 }
 
+/**
+ * What the session's name and setting records say (2.1.x: `custom-title`,
+ * `ai-title`, `agent-name`, `pr-link`, `permission-mode`, `mode`). Later
+ * records of a kind replace earlier ones; PR links accumulate.
+ */
+export interface SessionInfo {
+  customTitle?: string;
+  aiTitle?: string;
+  agentName?: string;
+  permissionMode?: string;
+  mode?: string;
+  prLinks?: { number: number | null; url: string | null; repository: string | null }[];
+}
+
 export interface UserRecord extends BaseRecord {
   type: 'user';
+  /** promptId (2.1.7x+): Claude Code's native telemetry keys its events by it (prompt.id). */
+  promptId: string | null;
+  /** permissionMode written on a prompt. */
+  permissionMode: string | null;
+  /** origin.kind (2.1.19x+): human, peer, task-notification, coordinator… */
+  originKind: string | null;
+  /** A peer message's sender (`<cross-session-message from-name=…>`). */
+  peerName: string | null;
   isMeta: boolean;
   isCompactSummary: boolean;
   /** Text of a string content or of the text blocks, truncated. Null if none. */
@@ -52,12 +94,16 @@ export interface UserRecord extends BaseRecord {
   toolResults: ToolResultBlock[];
   /** toolUseResult.agentId of a Task/Agent result (2.0.x+). */
   resultAgentId: string | null;
+  /** A Task/Agent toolUseResult's run summary; null for other results and async launches. */
+  agentReport: AgentReport | null;
   /** toolUseResult.status === 'async_launched': the agent keeps running. */
   resultAsyncLaunched: boolean;
   /** toolUseResult given as a string naming a rejection ("User rejected tool use"). */
   rejected: boolean;
   /** `<task-notification>` join of a background task: the tool_use id it reports on. */
   notifiesToolUseId: string | null;
+  /** Its `<task-id>`: the agentId of a fork or background agent (forks have no tool_use id). */
+  notifiesTaskId: string | null;
 }
 
 export interface AssistantRecord extends BaseRecord {
@@ -83,6 +129,11 @@ export interface SystemRecord extends BaseRecord {
   subtype: string | null;
   /** turn_duration's durationMs. */
   durationMs: number | null;
+  /**
+   * A `local_command` whose output is `⑂ forked <name> (<4 hex>)` (2.1.220+ `/subtask`):
+   * the fork's name and the last 4 hex digits of its agentId.
+   */
+  fork: { name: string; idSuffix: string } | null;
 }
 
 export interface ProgressRecord extends BaseRecord {

@@ -1,6 +1,7 @@
 // Cost of every response of a session, and roll-ups over groups of responses
 // (an agent, a turn). A group whose responses all lack a price has no cost.
-import { costOf, type PriceTable } from './pricing.js';
+import { costOf, priceFor, type PriceTable } from './pricing.js';
+import type { Usage } from './records.js';
 import type { SessionModel } from './session-model.js';
 
 export interface SessionCosts {
@@ -14,10 +15,19 @@ export function costSession(model: SessionModel, table: PriceTable): SessionCost
   const unknown = new Set<string>();
   for (const r of model.responses.values()) {
     const cost = costOf(table, r.model, r.usage);
-    if (cost === null && r.model !== null) unknown.add(r.model);
+    if (cost === null && r.model !== null) unknown.add(unpricedName(table, r.model, r.usage));
     byResponse.set(r.key, cost);
   }
   return { byResponse, unknownModels: [...unknown].sort() };
+}
+
+/** How a response without a cost is named in the "no price for model …" note. */
+function unpricedName(table: PriceTable, model: string, usage: Usage | null): string {
+  if (priceFor(table, model) === null) return model;
+  // The model is known but a rate this response needs is not published as a figure.
+  return usage?.speed === 'fast'
+    ? `${model} in fast mode (with the token kinds it used)`
+    : `${model} (a rate its responses need)`;
 }
 
 export function sumCost(

@@ -1,6 +1,6 @@
 // What a session is once its records are folded: turns, API responses, tool
 // calls and sub-agents, linked the way the real files link them.
-import type { Usage } from './records.js';
+import type { AgentReport, SessionInfo, Usage } from './records.js';
 import type { ReadWarning } from './waterfall-row.js';
 
 export type TurnEndState = 'completed' | 'api_error' | 'interrupted' | 'open';
@@ -45,6 +45,10 @@ export interface ToolCall {
   output: string | null;
   /** The sub-agent this call spawned (Task/Agent), once linked. */
   spawnedAgentKey: AgentKey;
+  /** A Task/Agent result's report of the sub-agent's run (toolUseResult totals). */
+  agentReport: AgentReport | null;
+  /** The report names an agent whose transcript is not among the session's files. */
+  transcriptMissing: boolean;
   /**
    * Usage of the issuing response as written on the tool_use line itself. 2.1.x
    * runs tools while the response still streams, so the response's final output
@@ -74,6 +78,12 @@ export interface SubAgent {
   toolUseId: string | null;
   /** Internal side calls (acompact, aprompt_suggestion, Warmup): never children of a call. */
   internal: boolean;
+  /** A 2.1.220+ fork (`/subtask`): no spawning call; placed by its `⑂ forked` line. */
+  fork: boolean;
+  /** The fork's (or team agent's) name. */
+  name: string | null;
+  /** Turn of the `⑂ forked` line that started a fork; null otherwise. */
+  forkTurnIndex: number | null;
   turnIndex: number | null;
   startTime: number | null;
   endTime: number | null;
@@ -83,8 +93,21 @@ export interface SubAgent {
   file: string;
 }
 
+/** How a turn was opened (docs/spans.md "Turns and their origin"). */
+export type TurnOrigin = 'human' | 'peer' | 'system' | string;
+
 export interface Turn {
   index: number;
+  /** The prompt's promptId (Claude Code's native telemetry: prompt.id); null before 2.1.7x. */
+  promptId: string | null;
+  /** origin.kind of the prompt (`human` when not written), `peer` for another session's message. */
+  origin: TurnOrigin;
+  /** The sending session's name of a peer message. */
+  peerName: string | null;
+  /** permissionMode written on the prompt. */
+  permissionMode: string | null;
+  /** The session's names and settings as known by the turn's end (SessionState.infoMarks). */
+  sessionInfo?: SessionInfo;
   /** 200k, or 1M from the first turn in which a main-thread response went past 200k. */
   contextWindow: number;
   /** uuid of the prompt record: the trace id is derived from it. */
@@ -126,4 +149,10 @@ export interface SessionModel {
   warnings: ReadWarning[];
   /** Lines that parsed but were of no use (unknown types etc.). */
   ignoredLines: number;
+  /** Session names and settings from the session's own records. */
+  sessionInfo?: SessionInfo;
+  /** Record types ccotel does not know, with their line counts. */
+  unknownRecordTypes?: Record<string, number>;
+  /** Warnings derived from the records as a whole (linking), also in `warnings`. */
+  derivedWarnings?: ReadWarning[];
 }

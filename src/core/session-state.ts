@@ -4,7 +4,7 @@
 // daemon share this reducer. step() mutates the state in place: sessions can
 // hold hundreds of thousands of records and copying per line would be quadratic.
 import type { ParseOutcome } from './parse-record.js';
-import type { TranscriptRecord, UserRecord, AssistantRecord } from './records.js';
+import type { TranscriptRecord, UserRecord, AssistantRecord, SessionInfo } from './records.js';
 import type { AgentKey } from './session-model.js';
 import type { ReadWarning } from './waterfall-row.js';
 import { UuidSet } from './uuid-set.js';
@@ -23,6 +23,9 @@ export interface AgentMeta {
   description: string | null;
   toolUseId: string | null;
   parentAgentId: string | null;
+  /** 2.1.220+ forks (`/subtask`): `"isFork": true` and the fork's `name`. */
+  isFork?: boolean;
+  name?: string | null;
 }
 
 export interface Entry {
@@ -51,6 +54,18 @@ export interface SessionState {
   ignoredLines: number;
   /** Lines of history copied from another session (forkedFrom) or repeated uuids. */
   duplicateLines: number;
+  /** Session names and settings (custom-title, ai-title, agent-name, pr-link, permission-mode, mode). */
+  sessionInfo: SessionInfo;
+  /**
+   * The session info as it stood after each name or setting record, with the
+   * number of entries before it: a turn carries what was known by its end, the
+   * same whether the session is read whole or in segments.
+   */
+  infoMarks: { at: number; info: SessionInfo }[];
+  /** The session info when the current segment began. */
+  infoBase: SessionInfo;
+  /** Record types ccotel does not know: lines per type, and the one warning each has. */
+  unknownTypes: Map<string, { count: number; warning: ReadWarning }>;
 }
 
 export function createSessionState(sessionId: string, file: string): SessionState {
@@ -68,6 +83,10 @@ export function createSessionState(sessionId: string, file: string): SessionStat
     warnings: [],
     ignoredLines: 0,
     duplicateLines: 0,
+    sessionInfo: {},
+    infoMarks: [],
+    infoBase: {},
+    unknownTypes: new Map(),
   };
 }
 
@@ -82,7 +101,14 @@ export function startNextSegment(state: SessionState): void {
   state.uuidTime = new Map();
   state.chainOf = new Map();
   state.chainPrompt = new Map();
+  state.infoBase = snapshotInfo(state.sessionInfo);
+  state.infoMarks = [];
 }
+
+const snapshotInfo = (info: SessionInfo): SessionInfo => ({
+  ...info,
+  ...(info.prLinks === undefined ? {} : { prLinks: [...info.prLinks] }),
+});
 
 export function registerAgentFile(state: SessionState, agentId: string, file: string): void {
   if (!state.agentFiles.has(agentId)) state.agentFiles.set(agentId, file);
@@ -137,6 +163,38 @@ function accept(
   });
 }
 
+function mergeSessionInfo(into: SessionInfo, info: SessionInfo): void {
+  const links = info.prLinks;
+  Object.assign(into, { ...info, prLinks: into.prLinks });
+  if (links === undefined) return;
+  into.prLinks ??= [];
+  for (const l of links) if (!into.prLinks.some((k) => k.url === l.url)) into.prLinks.push(l);
+}
+
+/**
+ * One warning per unknown type, at its first line, its count kept up to date:
+ * the next format change shows at once without a warning per line.
+ */
+function countUnknownType(
+  state: SessionState,
+  source: LineSource,
+  line: number,
+  type: string,
+): void {
+  const seen = state.unknownTypes.get(type);
+  if (seen === undefined) {
+    const warning = { file: source.file, line, reason: unknownTypeReason(type, 1) };
+    state.unknownTypes.set(type, { count: 1, warning });
+    state.warnings.push(warning);
+    return;
+  }
+  seen.count += 1;
+  seen.warning.reason = unknownTypeReason(type, seen.count);
+}
+
+const unknownTypeReason = (type: string, count: number): string =>
+  `unknown record type "${type}": ${count} line${count === 1 ? '' : 's'} ignored (first here)`;
+
 /** Fold one parsed line into the state. */
 export function step(
   state: SessionState,
@@ -150,6 +208,12 @@ export function step(
   }
   if (outcome.kind === 'ignored') {
     state.ignoredLines += 1;
+    if (outcome.info !== undefined) {
+      mergeSessionInfo(state.sessionInfo, outcome.info);
+      state.infoMarks.push({ at: state.entries.length, info: snapshotInfo(state.sessionInfo) });
+    }
+    if (outcome.unknownType !== undefined)
+      countUnknownType(state, source, line, outcome.unknownType);
     return;
   }
   const rec = outcome.record;

@@ -17,12 +17,15 @@ import type {
   Turn,
 } from './session-model.js';
 import type { AttributeValue, SpanData, SpanOptions } from './span-data.js';
+import type { Usage } from './records.js';
 import {
   agentDescriptionAttrs,
   promptAttrs,
   toolContentAttrs,
   toolLabelFor,
+  truncateUtf8,
 } from './span-content.js';
+import { scrubText } from './scrub.js';
 import {
   agentSpanIdFor,
   chatSpanIdFor,
@@ -40,6 +43,40 @@ const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 function costAttr(cost: number | null): Attrs {
   return cost === null ? {} : { 'claude_code.cost.usd': Math.round(cost * 1e6) / 1e6 };
+}
+
+/** The parts of a response's usage beyond the GenAI four: TTL split, thinking, server tools, speed. */
+function usageDetailAttrs(usage: Usage | null): Attrs {
+  if (usage === null) return {};
+  const writes = usage.cacheWrite > 0;
+  return withoutNulls({
+    'claude_code.usage.cache_write_5m.input_tokens': writes
+      ? Math.max(0, usage.cacheWrite - usage.cacheWrite1h)
+      : undefined,
+    'claude_code.usage.cache_write_1h.input_tokens': writes ? usage.cacheWrite1h : undefined,
+    'claude_code.usage.thinking_tokens': usage.thinkingTokens,
+    'claude_code.usage.web_search_requests': usage.webSearchRequests,
+    'claude_code.usage.web_fetch_requests': usage.webFetchRequests,
+    'claude_code.usage.speed': usage.speed,
+  });
+}
+
+/** A Task/Agent call whose sub-agent transcript is missing carries what its result reported. */
+function reportedAgentAttrs(t: ToolCall): Attrs {
+  const r = t.agentReport;
+  if (!t.transcriptMissing || r === null) return {};
+  return withoutNulls({
+    'claude_code.agent.transcript_missing': true,
+    'claude_code.agent.id': r.agentId,
+    'claude_code.agent.reported.total_tokens': r.totalTokens,
+    'claude_code.agent.reported.tool_use_count': r.toolUseCount,
+    'claude_code.agent.reported.duration_ms': r.durationMs,
+    'claude_code.agent.reported.last_call.input_tokens':
+      r.usage === null ? null : totalInput(r.usage),
+    'claude_code.agent.reported.last_call.output_tokens': r.usage?.output,
+    'claude_code.agent.reported.last_call.cache_read_tokens': r.usage?.cacheRead,
+    'claude_code.agent.reported.last_call.cache_write_tokens': r.usage?.cacheWrite,
+  });
 }
 
 function totalsAttrs(prefix: string, t: TokenTotals): Attrs {
@@ -121,6 +158,7 @@ function chatSpan(ctx: TurnContext, r: ApiResponse): SpanData {
       'gen_ai.usage.output_tokens': usage?.output ?? 0,
       'gen_ai.usage.cache_read.input_tokens': usage?.cacheRead ?? 0,
       'gen_ai.usage.cache_write.input_tokens': usage?.cacheWrite ?? 0,
+      ...usageDetailAttrs(usage),
       'claude_code.agent.type': agentTypeOf(ctx.model, r.agentKey),
       'claude_code.request.id': r.requestId,
       'error.type': r.isApiError ? (r.errorType ?? 'api_error') : undefined,
@@ -160,6 +198,7 @@ function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
       'claude_code.agent.type': agentTypeOf(ctx.model, t.agentKey),
       'error.type': t.status === 'error' ? (t.errorType ?? 'tool_error') : undefined,
       ...incompleteAttrs(complete),
+      ...reportedAgentAttrs(t),
       ...toolContentAttrs(ctx.options, t.input, t.output),
     }),
     status:
@@ -204,6 +243,8 @@ function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
       'session.id': ctx.model.sessionId,
       'gen_ai.invocation.is_nested': true,
       'claude_code.agent.id': a.agentId ?? a.key,
+      'claude_code.agent.type': a.fork ? 'fork' : undefined,
+      'claude_code.agent.name': a.name,
       'claude_code.agent.internal': a.internal ? true : undefined,
       ...totalsAttrs('claude_code.agent', a.tokens),
       ...costAttr(sumCost(a.responseKeys, ctx.costs.byResponse)),
@@ -215,6 +256,29 @@ function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
     complete,
     turnKey: ctx.turn.promptUuid,
   };
+}
+
+/**
+ * prompt.id joins a turn with Claude Code's own telemetry (same key); the
+ * session's title, agent name and PR links are labels (not in `none` mode).
+ */
+function turnOriginAttrs(ctx: TurnContext): Attrs {
+  const { turn } = ctx;
+  const info = turn.sessionInfo ?? {};
+  const labels = ctx.options.content !== 'none';
+  const label = (v: string | null | undefined): string | undefined =>
+    labels && v !== null && v !== undefined ? truncateUtf8(scrubText(v), 240) : undefined;
+  const prUrls = (info.prLinks ?? []).flatMap((l) => (l.url === null ? [] : [scrubText(l.url)]));
+  return withoutNulls({
+    'prompt.id': turn.promptId,
+    'claude_code.turn.origin': turn.origin,
+    'claude_code.turn.peer.name': label(turn.peerName),
+    'claude_code.permission_mode': turn.permissionMode ?? info.permissionMode,
+    'claude_code.session.mode': info.mode,
+    'claude_code.session.title': label(info.customTitle ?? info.aiTitle),
+    'claude_code.session.agent_name': label(info.agentName),
+    'claude_code.session.pr_urls': labels && prUrls.length > 0 ? prUrls : undefined,
+  });
 }
 
 function rootSpan(ctx: TurnContext, previous: Turn | undefined, children: SpanData[]): SpanData {
@@ -248,6 +312,7 @@ function rootSpan(ctx: TurnContext, previous: Turn | undefined, children: SpanDa
       'vcs.repository.ref.name': turn.gitBranch,
       'claude_code.version': turn.version,
       'error.type': turn.endState === 'api_error' ? (turn.errorType ?? 'api_error') : undefined,
+      ...turnOriginAttrs(ctx),
       ...incompleteAttrs(!open),
       ...promptAttrs(ctx.options, turn.promptText),
     }),

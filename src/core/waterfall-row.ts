@@ -23,6 +23,19 @@ export interface WaterfallRow {
   contextFillPercent: number;
   /** Agent rows: the sub-agent's own usage, each response once. */
   tokens?: { input: number; output: number };
+  /**
+   * Agent rows whose transcript is missing: what the Task/Agent result reported
+   * of the run (toolUseResult totals; usage is that of its last API call).
+   */
+  reported?: {
+    agentId: string | null;
+    totalTokens: number | null;
+    toolUseCount: number | null;
+    durationMs: number | null;
+    lastCallInputTokens: number | null;
+    lastCallOutputTokens: number | null;
+  };
+  transcriptMissing?: boolean;
   children: WaterfallRow[];
 }
 

@@ -1,7 +1,7 @@
 // Session model → the seed's waterfall rows: the main thread's calls in start
 // order, each Task/Agent call an agent row holding its sub-agent's calls.
-import { totalInput } from './assemble.js';
-import type { SessionModel, ToolCall } from './session-model.js';
+import { needsOwnRow, totalInput } from './assemble.js';
+import type { SessionModel, SubAgent, ToolCall } from './session-model.js';
 import type { WaterfallRow } from './waterfall-row.js';
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
@@ -48,6 +48,18 @@ export function buildWaterfall(model: SessionModel): WaterfallRow[] {
     };
     if (isAgent) {
       row.tokens = { input: agent?.tokens.input ?? 0, output: agent?.tokens.output ?? 0 };
+      if (tool.transcriptMissing && tool.agentReport !== null) {
+        const r = tool.agentReport;
+        row.transcriptMissing = true;
+        row.reported = {
+          agentId: r.agentId,
+          totalTokens: r.totalTokens,
+          toolUseCount: r.toolUseCount,
+          durationMs: r.durationMs,
+          lastCallInputTokens: r.usage === null ? null : totalInput(r.usage),
+          lastCallOutputTokens: r.usage?.output ?? null,
+        };
+      }
       if (agent !== undefined && !visiting.has(agent.key)) {
         visiting.add(agent.key);
         row.children = (callsByAgent.get(agent.key) ?? [])
@@ -59,5 +71,43 @@ export function buildWaterfall(model: SessionModel): WaterfallRow[] {
     return row;
   };
 
-  return (callsByAgent.get(null) ?? []).sort(byStart).map((tool) => toRow(tool, null));
+  const rows = (callsByAgent.get(null) ?? []).sort(byStart).map((tool) => toRow(tool, null));
+  // Agents no call spawned (forks, unlinked files) get a row of their own, so
+  // that none of their calls is left out.
+  for (const agent of model.agents.values()) {
+    if (agent.startTime === null || agent.turnIndex === null) continue;
+    if (!needsOwnRow(agent, model.tools)) continue;
+    rows.push(unlinkedAgentRow(agent, callsByAgent.get(agent.key) ?? [], toRow));
+  }
+  return rows.sort((a, b) => a.startTime - b.startTime || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The row of an agent without a spawning call: its id is the agent's key. */
+function unlinkedAgentRow(
+  agent: SubAgent,
+  calls: ToolCall[],
+  toRow: (tool: ToolCall, parentAgentId: string | null) => WaterfallRow,
+): WaterfallRow {
+  const start = agent.startTime ?? 0;
+  const label = agent.fork
+    ? `Fork: ${agent.name ?? agent.key}`
+    : `Agent: ${agent.description ?? agent.agentType}`;
+  return {
+    id: agent.key,
+    type: 'agent',
+    toolName: agent.fork ? 'Fork' : 'Agent',
+    label,
+    startTime: start,
+    endTime: agent.endTime,
+    duration: agent.endTime === null ? null : Math.max(0, agent.endTime - start),
+    status: agent.endTime === null ? 'running' : 'success',
+    parentAgentId: null,
+    input: {},
+    output: null,
+    inputTokens: 0,
+    outputTokens: 0,
+    contextFillPercent: 0,
+    tokens: { input: agent.tokens.input, output: agent.tokens.output },
+    children: [...calls].sort(byStart).map((child) => toRow(child, agent.key)),
+  };
 }

@@ -168,14 +168,16 @@ export function checkRows(result: PipelineResult): string[] {
         problems.push(`${where}: parentAgentId ${row.parentAgentId} but shown under ${parent.id}`);
       if (parent.type !== 'agent') problems.push(`${where}: child of a non-agent row`);
       const parentCall = model.tools.get(parent.id);
-      const agentKey = parentCall?.spawnedAgentKey ?? null;
+      // An agent no call spawned (a fork, an unlinked file) has a row of its own, id = its key.
+      const ownRow = parentCall === undefined && model.agents.has(parent.id);
+      const agentKey = ownRow ? parent.id : (parentCall?.spawnedAgentKey ?? null);
       const agent = agentKey === null ? undefined : model.agents.get(agentKey);
       const call = model.tools.get(row.id);
       const from = origin.get(row.id);
       if (agent === undefined || call === undefined || from === undefined) {
         problems.push(`${where}: no spawned agent / call / origin for child of ${parent.id}`);
       } else {
-        if (agent.toolUseId !== parent.id)
+        if (!ownRow && agent.toolUseId !== parent.id)
           problems.push(
             `${where}: agent ${agent.key} is linked to ${agent.toolUseId}, not to ${parent.id}`,
           );
@@ -184,12 +186,13 @@ export function checkRows(result: PipelineResult): string[] {
         // Inside the agent's own file, or written in the main file under the agent's identity
         // (inline sidechains, agent_progress copies); an inline (1.0.x) chain is linked by its prompt.
         const ownFile = state.agentFiles.get(agent.key);
-        const inFile = from.file === ownFile || from.file === state.file;
+        // An agent of its own row may be known only from progress copies inside another agent's file.
+        const inFile = ownRow || from.file === ownFile || from.file === state.file;
         if (!inFile)
           problems.push(
             `${where}: written in ${from.file}, outside agent ${agent.key}'s file ${ownFile ?? '(none)'} and the main file`,
           );
-        if (agent.key.startsWith('sidechain:')) {
+        if (!ownRow && agent.key.startsWith('sidechain:')) {
           const prompt = state.chainPrompt.get(agent.key);
           if (parentCall?.input.prompt !== prompt)
             problems.push(`${where}: inline agent ${agent.key} not linked by its prompt`);

@@ -35,7 +35,7 @@ import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { parseAgentMeta } from '../../src/core/agent-meta.js';
 import { finish } from '../../src/core/assemble.js';
 import { parseRecord, type ParseOptions } from '../../src/core/parse-record.js';
-import type { PriceTable } from '../../src/core/pricing.js';
+import { windowsOf, type PriceTable } from '../../src/core/pricing.js';
 import {
   addAgentMeta,
   createSessionState,
@@ -144,7 +144,7 @@ function loadPlain(
 
 function plainSession(files: SessionFiles, options: SpanOptions) {
   const loaded = loadPlain(files, parseOptionsFor(options));
-  const model = finish(loaded.state);
+  const model = finish(loaded.state, windowsOf(prices));
   return { model, ...spansOfModel(model, prices, options), unterminated: loaded.unterminated };
 }
 

@@ -2,6 +2,7 @@
 // (tree flattening, the session time axis, number formatting), so the terminal
 // and HTML waterfalls agree on spans, durations and token counts.
 import type { ReadWarning, WaterfallRow } from '../../core/waterfall-row.js';
+import type { SessionHeader } from '../../core/session-header.js';
 
 export interface TurnSummary {
   index: number;
@@ -24,6 +25,8 @@ export interface WaterfallView {
   turns: TurnSummary[];
   totals: { inputTokens: number; outputTokens: number; costUsd: number | null };
   warnings: ReadWarning[];
+  /** Session names, settings and PR links (core/session-header.ts); absent when none. */
+  header?: SessionHeader;
 }
 
 export interface FlatRow {
