@@ -9,8 +9,7 @@
 //   tool  the tool_result line → the execute_tool span (its tool_use id)
 //   chat  the turn-end record after the final answer → that answer's chat span
 //   turn  the turn_duration line → the turn's root span (its prompt label;
-//         the daemon holds a closed turn's root until it stayed unchanged for
-//         settleMs, 1.5 s by default, so this one is settle time + latency)
+//         turn_duration proves the turn over, core/finality.ts)
 // Clocks: performance.timeOrigin + now() in both processes (same machine).
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -41,8 +41,6 @@ export interface WatchOptions {
   backfill: boolean;
   /** Process what is there, send what is complete, and stop. */
   once: boolean;
-  /** How long a closed turn must stay unchanged before its root leaves (default 1500 ms). */
-  settleMs?: number;
   /** Batching of new lines before a rebuild (default 10 ms). */
   recomputeDelayMs?: number;
   /** Linger before a send, to batch spans completing together (default 5 ms). */
@@ -72,7 +70,6 @@ interface SessionEntry {
   /** Everything touching one session runs in order on this chain. */
   chain: Promise<void>;
   recomputeTimer: NodeJS.Timeout | null;
-  wakeTimer: NodeJS.Timeout | null;
   idleTimer: NodeJS.Timeout | null;
   /** Duration of the last rebuild and when it ended (monotonic ms): rebuilds cost O(session). */
   lastCostMs: number;
@@ -127,10 +124,8 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     prices: options.prices,
     spanOptions,
     parse: parseOptionsFor(spanOptions),
-    settleMs: options.settleMs ?? 1500,
     records,
     log,
-    now: () => performance.now(),
   };
 
   const saved = await loadWatchState(stateDir);
@@ -172,10 +167,8 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   };
 
   const clearTimers = (entry: SessionEntry): void => {
-    for (const t of [entry.recomputeTimer, entry.wakeTimer, entry.idleTimer])
-      if (t !== null) clearTimeout(t);
+    for (const t of [entry.recomputeTimer, entry.idleTimer]) if (t !== null) clearTimeout(t);
     entry.recomputeTimer = null;
-    entry.wakeTimer = null;
     entry.idleTimer = null;
   };
 
@@ -189,7 +182,6 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
         tracker: null,
         chain: Promise.resolve(),
         recomputeTimer: null,
-        wakeTimer: null,
         idleTimer: null,
         lastCostMs: 0,
         lastRebuildAt: 0,
@@ -218,22 +210,11 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const recomputeNow = (entry: SessionEntry): void => {
     const t = entry.tracker;
     if (t === null) return;
-    if (entry.wakeTimer !== null) clearTimeout(entry.wakeTimer);
-    entry.wakeTimer = null;
     const started = performance.now();
     const queued = t.recompute();
     entry.lastRebuildAt = performance.now();
     entry.lastCostMs = entry.lastRebuildAt - started;
     if (queued) queue.kick();
-    if (t.nextWake !== null && !stopping) {
-      entry.wakeTimer = setTimeout(
-        () => {
-          entry.wakeTimer = null;
-          void run(entry, () => recomputeNow(entry));
-        },
-        Math.max(1, t.nextWake - performance.now() + 1),
-      );
-    }
     maybeDemote(entry);
   };
 
@@ -592,7 +573,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
       for (const entry of entries.values()) {
         clearTimers(entry);
         if (entry.tracker !== null) {
-          // Closed turns leave now instead of waiting to settle.
+          // Turns the transcript shows as ended leave now (core/finality.ts, mode final).
           const tracker = entry.tracker;
           flushes.push(
             run(entry, async () => {
