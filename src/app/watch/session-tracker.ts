@@ -4,7 +4,6 @@
 // yet sent (turn-book.ts) go to the outbox, which the delivery queue drains.
 // Holding no spans beyond the outbox, a tracker re-derives anything not yet
 // acknowledged from the transcript itself: a collector outage costs no memory.
-import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { finish } from '../../core/assemble.js';
 import { parseAgentMeta } from '../../core/agent-meta.js';
@@ -27,6 +26,7 @@ import { turnFinality, type FlushMode } from '../../core/finality.js';
 import { createThreads, observe, type Threads } from '../../core/thread-progress.js';
 import { AGENT_FILE, agentIdOfMeta } from '../../core/turn-lifecycle.js';
 import { createFileTailer, type FileTailer } from '../../adapters/file-tailer.js';
+import { readWhole } from '../../adapters/file-info.js';
 import type { Logger } from '../../adapters/logger.js';
 import { digestOf } from '../session-spans.js';
 import type { ExportRecords } from './export-records.js';
@@ -235,14 +235,13 @@ export class SessionTracker {
   }
 
   private async readMeta(f: TrackedFile): Promise<boolean> {
-    const info = await stat(f.path).catch(() => null);
-    if (info === null) return false;
-    if (f.seen !== null && f.seen.ino === info.ino && f.seen.size === info.size) return false;
-    const text = await readFile(f.path, 'utf8').catch(() => null);
+    const file = await readWhole(f.path);
+    if (file === null) return false;
+    if (f.seen !== null && f.seen.ino === file.ino && f.seen.size === file.size) return false;
     // A sidecar caught mid-write is read again on its next change event.
-    const meta = text === null ? null : parseAgentMeta(f.path, text);
+    const meta = parseAgentMeta(f.path, file.text);
     if (meta === null) return false;
-    f.seen = { ino: info.ino, size: info.size };
+    f.seen = { ino: file.ino, size: file.size };
     addAgentMeta(this.state, meta);
     return true;
   }
