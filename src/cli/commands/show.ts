@@ -43,6 +43,7 @@ export async function runShow(argv: string[], io: CommandIo): Promise<number> {
     pricingFile: values.pricing ?? null,
     color: values['no-color'] !== true && io.isTTY && io.env.NO_COLOR === undefined,
     width: io.columns,
+    write: io.stdout,
   });
   for (const note of result.notes) io.stderr(`ccotel: ${note}\n`);
   io.stdout(result.stdout);
