@@ -17,13 +17,13 @@
 // still open after FORCE_FACTOR times the size is closed anyway: memory stays
 // bounded, and only a call whose result comes after that point can differ.
 // Cuts happen only before a prompt: a single turn is never split.
-import { openSync, readSync, closeSync } from 'node:fs';
 import { finishSegment, opensTurn, wholeSession, type SegmentCarry } from '../core/assemble.js';
 import { isRealPrompt } from '../core/prompts.js';
 import type { ParseOptions, ParseOutcome } from '../core/parse-record.js';
 import { startNextSegment, type SessionState } from '../core/session-state.js';
 import type { SessionModel } from '../core/session-model.js';
 import type { SessionFiles } from '../adapters/session-files.js';
+import { firstLineValue } from '../adapters/file-info.js';
 import { feed, openSession } from './load-session.js';
 
 /**
@@ -89,40 +89,9 @@ function timestampOf(line: string): number | null {
   }
 }
 
-/**
- * The first timestamp in a file's first complete lines (however long the
- * first line: a sub-agent's prompt can be large), or null when none is found
- * in its first HEAD_MAX bytes.
- */
+/** The first timestamp in a file's first complete lines, or null within HEAD_MAX bytes. */
 function headTimestamp(file: string): number | null {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    let head = Buffer.alloc(0);
-    for (let position = 0; position < HEAD_MAX;) {
-      const chunk = Buffer.allocUnsafe(HEAD_CHUNK);
-      const read = readSync(fd, chunk, 0, HEAD_CHUNK, position);
-      if (read === 0) return null;
-      position += read;
-      head = Buffer.concat([head, chunk.subarray(0, read)]);
-      let from = 0;
-      for (let nl = head.indexOf(10); nl >= 0; nl = head.indexOf(10, from)) {
-        const time = timestampOf(head.toString('utf8', from, nl));
-        if (time !== null) return time;
-        from = nl + 1;
-      }
-      head = head.subarray(from);
-    }
-    return null;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  return firstLineValue(file, timestampOf, HEAD_CHUNK, HEAD_MAX);
 }
 
 export async function readSegments(

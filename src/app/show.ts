@@ -2,12 +2,12 @@
 // `--json` reads the session in segments of whole turns, as export does, and
 // writes each segment's rows as it is finished: memory stays bounded however
 // long the session. The terminal and HTML views need the whole session.
-import { writeFile } from 'node:fs/promises';
 import { finish } from '../core/assemble.js';
 import { costSession } from '../core/session-cost.js';
 import { buildWaterfall } from '../core/waterfall.js';
 import type { PriceTable } from '../core/pricing.js';
 import type { SessionFiles } from '../adapters/session-files.js';
+import { writeTextFile } from '../adapters/file-info.js';
 import type { ReadWarning, WaterfallRow } from '../core/waterfall-row.js';
 import { loadPriceTable } from '../adapters/price-file.js';
 import { buildView } from './build-view.js';
@@ -102,7 +102,7 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
     notes.push(`${file}: last line not yet complete; left for the next read`);
   if (options.html !== null) {
     // An HTML file is easily shared: it gets the same scrubbing as exported spans.
-    await writeFile(options.html, renderHtmlWaterfall(scrubWaterfallView(view)), 'utf8');
+    await writeTextFile(options.html, renderHtmlWaterfall(scrubWaterfallView(view)));
     notes.push(`wrote ${options.html}`);
   }
   if (options.format === 'json') {
