@@ -31,6 +31,8 @@ export interface ShowOptions {
    * the JSON is returned whole in ShowResult.stdout.
    */
   write?: (text: string) => void;
+  /** Resolves once what was written has been taken: the next segment waits, so output never piles up. */
+  drained?: () => Promise<void> | undefined;
   /** Records per segment for `--json` (tests; default: export's). */
   segmentRecords?: number;
 }
@@ -56,6 +58,7 @@ async function streamJson(
   files: SessionFiles,
   prices: PriceTable,
   write: (text: string) => void,
+  drained: () => Promise<void> | undefined,
   segmentRecords: number | undefined,
 ): Promise<string[]> {
   const unknown = new Set<string>();
@@ -69,12 +72,13 @@ async function streamJson(
   const read = await readSegments(
     files,
     { parse: {}, ...(segmentRecords === undefined ? {} : { segmentRecords }) },
-    (model) => {
+    async (model) => {
       open(model.sessionId);
       for (const m of costSession(model, prices).unknownModels) unknown.add(m);
       const rows = buildWaterfall(model).map((row) => JSON.stringify(row));
       if (rows.length > 0) write(`${rowCount > 0 ? ',' : ''}${rows.join(',')}`);
       rowCount += rows.length;
+      await drained();
     },
   );
   // No segment at all (an empty transcript): the id as the whole read gives it.
@@ -90,7 +94,13 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
   const files = await resolveSession(options.target, options.projectsDirs);
   if (options.format === 'json' && options.html === null && options.write !== undefined) {
     const prices = await loadPriceTable(options.pricingFile ?? undefined);
-    const notes = await streamJson(files, prices, options.write, options.segmentRecords);
+    const notes = await streamJson(
+      files,
+      prices,
+      options.write,
+      options.drained ?? (() => undefined),
+      options.segmentRecords,
+    );
     return { stdout: '', notes };
   }
   const loaded = await loadSession(files);

@@ -22,6 +22,10 @@ function stopSignal(): Promise<string> {
 
 const io: CommandIo = {
   stdout: (t) => process.stdout.write(t),
+  stdoutDrained: () =>
+    process.stdout.writableNeedDrain
+      ? new Promise((resolve) => process.stdout.once('drain', () => resolve()))
+      : Promise.resolve(),
   stderr: (t) => process.stderr.write(t),
   env: process.env,
   isTTY: process.stdout.isTTY === true,

@@ -44,6 +44,7 @@ export async function runShow(argv: string[], io: CommandIo): Promise<number> {
     color: values['no-color'] !== true && io.isTTY && io.env.NO_COLOR === undefined,
     width: io.columns,
     write: io.stdout,
+    ...(io.stdoutDrained === undefined ? {} : { drained: () => io.stdoutDrained?.() }),
   });
   for (const note of result.notes) io.stderr(`ccotel: ${note}\n`);
   io.stdout(result.stdout);
