@@ -29,8 +29,9 @@ import { openExportRecords } from './export-records.js';
 import { isWatchedPath } from './file-kind.js';
 import { EventRouter, isUnder, type Route } from './event-router.js';
 import { SessionSchedule } from './session-schedule.js';
+import { byTracker, takeRoundRobin, type Sent as OutboxItem } from './outbox-routing.js';
 import { newRecord, planSession } from './startup-plan.js';
-import { SessionTracker, type Outgoing, type TrackerContext } from './session-tracker.js';
+import { SessionTracker, type TrackerContext } from './session-tracker.js';
 import { scanProjects } from './startup-scan.js';
 import { createStateSaver } from './state-saver.js';
 import {
@@ -81,11 +82,7 @@ interface SessionEntry {
   schedule: SessionSchedule;
 }
 
-interface Sent {
-  entry: SessionEntry;
-  tracker: SessionTracker;
-  out: Outgoing;
-}
+type Sent = OutboxItem<SessionEntry>;
 
 const sleepOn = (clock: Clock, ms: number): Promise<void> =>
   new Promise((r) => clock.setTimer(Math.max(0, ms), r));
@@ -278,21 +275,6 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   };
 
   // ---- delivery ------------------------------------------------------------
-  const groupByTracker = (
-    items: Sent[],
-  ): Map<SessionTracker, { entry: SessionEntry; outs: Outgoing[] }> => {
-    const groups = new Map<SessionTracker, { entry: SessionEntry; outs: Outgoing[] }>();
-    for (const item of items) {
-      let g = groups.get(item.tracker);
-      if (g === undefined) {
-        g = { entry: item.entry, outs: [] };
-        groups.set(item.tracker, g);
-      }
-      g.outs.push(item.out);
-    }
-    return groups;
-  };
-
   const queue = createDeliveryQueue<Sent>({
     makeSink: options.makeSink ?? ((policy) => otlpSink(settings, options.resource, policy)),
     log,
@@ -300,20 +282,12 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     maxBackoffMs: once ? 5000 : 30_000,
     lingerMs: options.lingerMs ?? 5,
     pull(max): Batch<Sent> {
-      const active = [...entries.values()].filter((e) => e.tracker?.hasOutbox === true);
-      const items: Sent[] = [];
-      // Round robin: one busy session cannot starve the others.
-      for (let i = 0; i < active.length && items.length < max; i += 1) {
-        const entry = active[(i + rotation) % active.length];
-        const tracker = entry?.tracker;
-        if (entry === undefined || tracker === null || tracker === undefined) continue;
-        for (const out of tracker.take(max - items.length)) items.push({ entry, tracker, out });
-      }
+      const items = takeRoundRobin(entries.values(), rotation, max);
       rotation += 1;
       return { items, spans: items.map((i) => i.out.span) };
     },
     async onAccepted(items) {
-      for (const [tracker, { entry, outs }] of groupByTracker(items)) {
+      for (const [tracker, { entry, outs }] of byTracker(items)) {
         tracker.ack(outs);
         if (entry.tracker === tracker) void run(entry, () => maybeDemote(entry));
       }
@@ -321,14 +295,14 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
       await persist();
     },
     async onRefused(items) {
-      for (const [tracker, { entry, outs }] of groupByTracker(items)) {
+      for (const [tracker, { entry, outs }] of byTracker(items)) {
         tracker.reject(outs);
         if (entry.tracker === tracker) void run(entry, () => maybeDemote(entry));
       }
       await persist();
     },
     onReturned(items) {
-      for (const [tracker, { outs }] of groupByTracker(items)) tracker.requeue(outs);
+      for (const [tracker, { outs }] of byTracker(items)) tracker.requeue(outs);
     },
   });
 
