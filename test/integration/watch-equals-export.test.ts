@@ -280,18 +280,30 @@ describe('ccotel watch delivers what ccotel export makes', () => {
     const downAt = Math.floor(writes.length * 0.65);
     const upAt = Math.floor(writes.length * 0.8);
     let requestsBeforeKill = 0;
+    // kill -9 the moment the receiver accepts a request, before the daemon can
+    // have recorded it (or after 2 s): writing goes on meanwhile, then a restart.
+    const killAndRestart = async (): Promise<void> => {
+      await receiver.waitForSpans(1, 10_000);
+      await new Promise<void>((resolve) => {
+        const kill = (): void => {
+          off();
+          clearTimeout(timer);
+          requestsBeforeKill = receiver.requests().length;
+          first.child.kill('SIGKILL');
+          resolve();
+        };
+        const off = receiver.onSpans(kill);
+        const timer = setTimeout(kill, 2000);
+      });
+      await first.exited;
+      const second = cli(watchArgs(dirs, receiver), dirs);
+      procs.push(second);
+      await second.logs.waitFor((l) => l.msg === 'watching');
+    };
+    let restarted: Promise<void> | null = null;
     const started = Date.now();
     for (let i = 0; i < writes.length; i += 1) {
-      if (i === killAt) {
-        // Mid-stream, with spans already delivered.
-        await receiver.waitForSpans(1, 10_000);
-        first.child.kill('SIGKILL');
-        await first.exited;
-        requestsBeforeKill = receiver.requests().length;
-        const second = cli(watchArgs(dirs, receiver), dirs);
-        procs.push(second);
-        await second.logs.waitFor((l) => l.msg === 'watching');
-      }
+      if (i === killAt) restarted = killAndRestart();
       if (i === downAt) await receiver.stop();
       if (i === upAt) await receiver.restart();
       const w = writes[i];
@@ -299,6 +311,7 @@ describe('ccotel watch delivers what ccotel export makes', () => {
       await sleep(started + w.at - Date.now());
       await perform(w, i);
     }
+    await restarted;
     // Open last turns leave at the idle timeout; then nothing more arrives.
     await sleep(3500);
     await quiet(receiver, 1500, 20_000);
