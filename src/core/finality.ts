@@ -5,11 +5,13 @@
 //   execute_tool   its result has landed AND the response that issued it has
 //                  written its last line (its tokens are that response's final
 //                  usage); an async Agent launch also waits for the agent to stop
+//                  and its <task-notification>
 //   chat           its thread has moved past the response (the next response,
 //                  a prompt, a turn-end record); a sub-agent's last response
 //                  once the agent is done
 //   invoke_agent   (sub-agent) its call has returned (async: and the agent
-//                  stopped); an internal side call once it ended on an answer
+//                  stopped and was notified); an internal side call once it
+//                  ended on an answer
 //   sub-agent work only once the agent is linked to its spawning call
 //   turn root      the turn is provably over (a later real prompt, or a
 //                  `turn_duration` record as the main thread's latest work),
@@ -49,7 +51,10 @@ function agentView(model: SessionModel, threads: Threads, key: AgentKey): AgentV
   const call = agent.toolUseId === null ? undefined : model.tools.get(agent.toolUseId);
   if (call === undefined) return { linked: false, done: false };
   if (call.endTime === null) return { linked: true, done: false };
-  return { linked: true, done: !threads.asyncCalls.has(call.id) || endedOnAnswer(threads, key) };
+  if (!threads.asyncCalls.has(call.id)) return { linked: true, done: true };
+  // A background agent is over once it answered and the main thread was told:
+  // its <task-notification> ends the call's span and continues the turn.
+  return { linked: true, done: endedOnAnswer(threads, key) && threads.notified.has(call.id) };
 }
 
 /**

@@ -21,6 +21,8 @@ export interface Threads {
   doneResponses: Set<string>;
   /** Tool calls whose result was an async launch (`status: async_launched`). */
   asyncCalls: Set<string>;
+  /** Tool calls a `<task-notification>` reported on: the background work is over and joined. */
+  notified: Set<string>;
   /** The last record of each thread (main thread: null). */
   last: Map<AgentKey, TranscriptRecord>;
   /** The response each thread is in, until something else shows up. */
@@ -35,6 +37,7 @@ export function createThreads(): Threads {
   return {
     doneResponses: new Set(),
     asyncCalls: new Set(),
+    notified: new Set(),
     last: new Map(),
     open: new Map(),
     mainEnded: false,
@@ -77,6 +80,7 @@ export function observe(threads: Threads, entries: readonly Entry[]): void {
       if (rec.toolResults.length === 0) closeOpen(threads, agentKey);
       if (rec.resultAsyncLaunched)
         for (const r of rec.toolResults) threads.asyncCalls.add(r.toolUseId);
+      if (rec.notifiesToolUseId !== null) threads.notified.add(rec.notifiesToolUseId);
     } else if (isTurnEndMarker(rec)) {
       closeOpen(threads, agentKey);
     }

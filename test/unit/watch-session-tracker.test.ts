@@ -140,6 +140,30 @@ describe('session tracker', () => {
     });
   });
 
+  it('holds a turn with a background agent until its task-notification, past a first turn_duration', async () => {
+    const lines = await fixture('async-agent');
+    const sub = join(HAND, 'async-agent', '48399214-22ef-419f-ad7a-1208900fce69', 'subagents');
+    const agentLines = (await readFile(join(sub, 'agent-a6d2f0b9c4e17a385.jsonl'), 'utf8'))
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    const { t, file } = await tracker();
+    const agentFile = join(dir, 'subagents', 'agent-a6d2f0b9c4e17a385.jsonl');
+    await import('node:fs/promises').then((fs) => fs.mkdir(join(dir, 'subagents')));
+    await writeFile(agentFile, `${agentLines.join('\n')}\n`);
+    t.addFile(agentFile);
+    await t.ingest(agentFile);
+    const firstEnd = lines.findIndex((l) => l.includes('"turn_duration"'));
+    // The agent has answered and the main thread wrote turn_duration: not yet over.
+    const early = await feed(t, file, lines.slice(0, firstEnd + 1));
+    expect(names(early)).not.toContain('invoke_agent Claude Code');
+    expect(names(early)).not.toContain('execute_tool Agent');
+    // The notification continues the turn; its last turn_duration ends it.
+    const rest = await feed(t, file, lines.slice(firstEnd + 1));
+    expect(names(rest)).toContain('invoke_agent Claude Code');
+    expect(names(rest)).toContain('execute_tool Agent');
+    expect(recorded.size).toBe(1);
+  });
+
   it('sends open work as incomplete on an idle flush, and again (same ids) what changed when it completes', async () => {
     const lines = await fixture('running-tool');
     const { t, file } = await tracker();
