@@ -6,11 +6,13 @@
 // in its own process noting when each span's marker first arrives. Latency is
 // from the append of the line that completes a piece of work to the arrival
 // of its span:
-//   tool  the tool_result line → the execute_tool span (its tool_use id)
+//   tool  the line proving the call over → the execute_tool span (its tool_use id):
+//         its tool_result AND its response's last line, i.e. the thread's next
+//         response (core/finality.ts); the table also shows that wait, from
+//         the tool_result to the next response (a span waiting for its response)
 //   chat  the turn-end record after the final answer → that answer's chat span
 //   turn  the turn_duration line → the turn's root span (its prompt label;
-//         the daemon holds a closed turn's root until it stayed unchanged for
-//         settleMs, 1.5 s by default, so this one is settle time + latency)
+//         turn_duration proves the turn over, core/finality.ts)
 // Clocks: performance.timeOrigin + now() in both processes (same machine).
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -174,6 +176,7 @@ async function measure(receiver, daemon, load, daemonStderr) {
       marker,
       toolId: null,
       resultAt: null,
+      responseOverAt: null,
       endAt: null,
       answerId: null,
       afterAnswerAt: null,
@@ -198,6 +201,13 @@ async function measure(receiver, daemon, load, daemonStderr) {
       if (toolResult !== undefined) {
         record.toolId = toolResult.tool_use_id;
         record.resultAt = at;
+      } else if (
+        record.resultAt !== null &&
+        record.responseOverAt === null &&
+        parsed.type === 'assistant'
+      ) {
+        // The next response: the one that issued the call has written its last line.
+        record.responseOverAt = at;
       }
       if (parsed.type === 'system' && parsed.subtype === 'turn_duration') record.endAt = at;
       // The final answer's chat span can leave once the thread moves past it: here the first turn-end record.
@@ -239,6 +249,11 @@ async function measure(receiver, daemon, load, daemonStderr) {
 
   const measured = written.filter((w) => w.index >= 0);
   const tool = measured.flatMap((w) =>
+    arrivals[w.toolId] === undefined
+      ? []
+      : [arrivals[w.toolId] - Math.max(w.resultAt, w.responseOverAt ?? w.resultAt)],
+  );
+  const toolWait = measured.flatMap((w) =>
     arrivals[w.toolId] === undefined ? [] : [arrivals[w.toolId] - w.resultAt],
   );
   const turn = measured.flatMap((w) =>
@@ -259,9 +274,10 @@ async function measure(receiver, daemon, load, daemonStderr) {
     'max ms': xs.length ? round(Math.max(...xs), 1) : null,
   });
   const rows = [
-    row('execute_tool (after tool_result)', tool),
+    row('execute_tool (after its response is over)', tool),
     row('chat, final answer (after stop_hook_summary)', chat),
     row('turn root (after turn_duration)', turn),
+    row('execute_tool, from tool_result (waiting for its response)', toolWait),
   ];
   printTable(
     `live latency, append → receipt (${measured.length} turns over ${sessionCount} sessions, ${((nowMs() - started) / 1000).toFixed(0)} s)`,
@@ -276,6 +292,7 @@ async function measure(receiver, daemon, load, daemonStderr) {
     tool: rows[0],
     chat: rows[1],
     turn: rows[2],
+    toolFromResult: rows[3],
     daemonPeakRssMB,
     receiver: { requests: stats.requests, spans: stats.spans, errors: stats.errors },
     daemonStderr: daemonStderr().trim().split('\n').slice(-5),

@@ -123,6 +123,15 @@ if (!skip.has('single')) {
     const convert = await runWorkload('convert', { dir, mode: 'shipped' });
     const exported = await exportPeak(dir);
     rmSync(exported.state, { recursive: true, force: true });
+    // show: --json reads in segments; the terminal view still reads the session whole.
+    const showPeak = async (extra) => {
+      const r = await runCcotel(['show', made.file, ...extra], { keepStdout: false });
+      if (r.measured === null || r.code !== 0)
+        throw new Error(`show failed (${r.code}): ${r.stderr.slice(-300)}`);
+      return { peak: round(r.measured.peakRssMB, 0), seconds: round(r.measured.seconds, 2) };
+    };
+    const showJson = await showPeak(['--json']);
+    const showTerminal = await showPeak(['--no-color']);
     // The same transcript read whole (the path before segments), and where its heap goes.
     const whole = await runWorkload('convert', { dir, mode: 'whole' });
     const stages = await runWorkload('stages', { dir }, { nodeArgs: ['--expose-gc'] });
@@ -141,6 +150,8 @@ if (!skip.has('single')) {
       sameSpans: convert.digest === whole.digest,
       entries: stages.entries,
       heapMB: stages.heapMB,
+      showJsonPeakRssMB: showJson.peak,
+      showTerminalPeakRssMB: showTerminal.peak,
     };
     if (!result.single.sameSpans) throw new Error('segmented and whole conversion differ');
     const label = `one ${formatSize(size)} transcript`;
@@ -156,6 +167,18 @@ if (!skip.has('single')) {
         'peak RSS MB': result.single.exportPeakRssMB,
         seconds: result.single.exportSeconds,
         note: `${exported.spans} spans sent`,
+      },
+      {
+        case: `${label}: ccotel show --json (segments)`,
+        'peak RSS MB': showJson.peak,
+        seconds: showJson.seconds,
+        note: 'rows written as each segment is finished',
+      },
+      {
+        case: `${label}: ccotel show (terminal, read whole)`,
+        'peak RSS MB': showTerminal.peak,
+        seconds: showTerminal.seconds,
+        note: 'the terminal and HTML views need the whole session',
       },
       {
         case: `${label}: read whole (before)`,

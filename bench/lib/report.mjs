@@ -157,7 +157,7 @@ export const median = (xs) => {
 };
 
 /** Runs `ccotel <argv>` (dist) in a child; resolves with its exit code, output and own measurements. */
-export function runCcotel(argv, { env = {} } = {}) {
+export function runCcotel(argv, { env = {}, keepStdout = true } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, 'bench', 'lib', 'run-cli.mjs'), ...argv], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -165,7 +165,12 @@ export function runCcotel(argv, { env = {} } = {}) {
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
+    // keepStdout: false counts the bytes only (show --json of a 1 GB session prints hundreds of MB).
+    let stdoutBytes = 0;
+    child.stdout.on('data', (d) => {
+      stdoutBytes += d.length;
+      if (keepStdout) stdout += d;
+    });
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => {
@@ -173,6 +178,7 @@ export function runCcotel(argv, { env = {} } = {}) {
       resolve({
         code,
         stdout,
+        stdoutBytes,
         stderr: stderr.replace(/\n?@@bench \{.*\}\s*$/, ''),
         measured: m === null ? null : JSON.parse(m[1]),
       });

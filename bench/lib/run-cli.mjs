@@ -11,6 +11,10 @@ const { runCli } = await import(new URL('cli/run.js', dist).href);
 let stop;
 const io = {
   stdout: (t) => process.stdout.write(t),
+  stdoutDrained: () =>
+    process.stdout.writableNeedDrain
+      ? new Promise((resolve) => process.stdout.once('drain', resolve))
+      : Promise.resolve(),
   stderr: (t) => process.stderr.write(t),
   env: process.env,
   isTTY: false,

@@ -109,7 +109,7 @@ async function convert({
     dist('app/session-spans.js'),
     dist('adapters/otlp-encode.js'),
     dist('app/export.js'),
-    dist('app/session-spans-pool.js'),
+    import('./session-spans-pool.mjs'),
     mode === 'reference' ? import('./reference-pipeline.mjs') : Promise.resolve(null),
   ]);
   const { prices, resource } = await pricesAndResource();

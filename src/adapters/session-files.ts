@@ -21,6 +21,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CliError } from './cli-error.js';
+import { AGENT_FILE, META_FILE } from '../core/turn-lifecycle.js';
 
 export interface AgentFile {
   agentId: string;
@@ -52,9 +53,6 @@ export interface DirSource {
   /** Entries sorted by name; [] for a missing dir; an unreadable one is told to onProblem. */
   list(dir: string, onProblem?: ProblemSink): DirEntry[];
 }
-
-const AGENT_FILE = /^agent-(.+)\.jsonl$/;
-const META_FILE = /^agent-(.+)\.meta\.json$/;
 
 const byName = (a: DirEntry, b: DirEntry): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;

@@ -1,6 +1,5 @@
 // Reads one session's files (main, sub-agents, meta sidecars) through the core
 // reducer. Used by show, export and status; the daemon feeds the same reducer.
-import { readFileSync } from 'node:fs';
 import { parseRecord, type ParseOptions, type ParseOutcome } from '../core/parse-record.js';
 import {
   addAgentMeta,
@@ -13,6 +12,7 @@ import type { SessionFiles } from '../adapters/session-files.js';
 import { readLines } from '../adapters/read-lines.js';
 import type { Line } from '../core/line-splitter.js';
 import { parseAgentMeta } from '../core/agent-meta.js';
+import { readSmallFileSync } from '../adapters/file-info.js';
 
 export interface LoadedSession {
   state: SessionState;
@@ -103,21 +103,11 @@ async function feedFile(
   return result.pendingBytes > 0 ? result.nextLine : 0;
 }
 
-/** A sidecar's text, or null when it cannot be read. */
-function readSidecar(file: string): string | null {
-  try {
-    // A few hundred bytes: a sync read costs less than the thread-pool round trips of an async one.
-    return readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
 /** A session's state with its meta sidecars read and its agent files registered. */
 export function openSession(files: SessionFiles): SessionState {
   const state = createSessionState(files.sessionId, files.mainFile);
   for (const meta of files.metaFiles) {
-    const text = readSidecar(meta);
+    const text = readSmallFileSync(meta);
     const parsed = text === null ? null : parseAgentMeta(meta, text);
     if (parsed === null)
       state.warnings.push({ file: meta, line: 1, reason: 'unreadable agent meta file' });

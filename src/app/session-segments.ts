@@ -17,7 +17,6 @@
 // still open after FORCE_FACTOR times the size is closed anyway: memory stays
 // bounded, and only a call whose result comes after that point can differ.
 // Cuts happen only before a prompt: a single turn is never split.
-import { openSync, readSync, closeSync } from 'node:fs';
 import { finishSegment, opensTurn, wholeSession, type SegmentCarry } from '../core/assemble.js';
 import type { WindowOf } from '../core/context-window.js';
 import { isRealPrompt } from '../core/prompts.js';
@@ -25,6 +24,7 @@ import type { ParseOptions, ParseOutcome } from '../core/parse-record.js';
 import { startNextSegment, type SessionState } from '../core/session-state.js';
 import type { SessionModel } from '../core/session-model.js';
 import type { SessionFiles } from '../adapters/session-files.js';
+import { firstLineValue } from '../adapters/file-info.js';
 import { feed, openSession } from './load-session.js';
 
 /**
@@ -51,6 +51,8 @@ export interface SegmentReadOptions {
 export interface SegmentedSession {
   state: SessionState;
   unterminated: string[];
+  /** Each unterminated file's last line number (a one-shot read names it). */
+  unterminatedLine: Map<string, number>;
   segments: number;
   /** Segments closed at the size limit while something in them still waited. */
   forcedCuts: number;
@@ -92,40 +94,9 @@ function timestampOf(line: string): number | null {
   }
 }
 
-/**
- * The first timestamp in a file's first complete lines (however long the
- * first line: a sub-agent's prompt can be large), or null when none is found
- * in its first HEAD_MAX bytes.
- */
+/** The first timestamp in a file's first complete lines, or null within HEAD_MAX bytes. */
 function headTimestamp(file: string): number | null {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    let head = Buffer.alloc(0);
-    for (let position = 0; position < HEAD_MAX;) {
-      const chunk = Buffer.allocUnsafe(HEAD_CHUNK);
-      const read = readSync(fd, chunk, 0, HEAD_CHUNK, position);
-      if (read === 0) return null;
-      position += read;
-      head = Buffer.concat([head, chunk.subarray(0, read)]);
-      let from = 0;
-      for (let nl = head.indexOf(10); nl >= 0; nl = head.indexOf(10, from)) {
-        const time = timestampOf(head.toString('utf8', from, nl));
-        if (time !== null) return time;
-        from = nl + 1;
-      }
-      head = head.subarray(from);
-    }
-    return null;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  return firstLineValue(file, timestampOf, HEAD_CHUNK, HEAD_MAX);
 }
 
 export async function readSegments(
@@ -136,7 +107,13 @@ export async function readSegments(
   const limit = options.segmentRecords ?? SEGMENT_RECORDS;
   const forceAt = options.forceRecords ?? limit * FORCE_FACTOR;
   const state = openSession(files);
+  const unterminatedLine = new Map<string, number>();
   const unterminated: string[] = [];
+  const noteUnterminated = (file: string, line: number): void => {
+    if (line === 0) return;
+    unterminated.push(file);
+    unterminatedLine.set(file, line);
+  };
   const pending: PendingAgent[] = files.agentFiles.map((a) => ({ ...a }));
   let carry: SegmentCarry = wholeSession(options.windowOf);
   let nextTry = limit;
@@ -149,7 +126,7 @@ export async function readSegments(
 
   const feedAgent = async (agent: PendingAgent): Promise<void> => {
     pending.splice(pending.indexOf(agent), 1);
-    if (await feed(state, agent.file, agent.agentId, options.parse)) unterminated.push(agent.file);
+    noteUnterminated(agent.file, await feed(state, agent.file, agent.agentId, options.parse));
   };
 
   /** Feeds the agent files that belong to the segment ending at cutTime. */
@@ -218,8 +195,10 @@ export async function readSegments(
   };
 
   try {
-    if (await feed(state, files.mainFile, null, options.parse, before))
-      unterminated.push(files.mainFile);
+    noteUnterminated(
+      files.mainFile,
+      await feed(state, files.mainFile, null, options.parse, before),
+    );
     for (const agent of [...pending]) await feedAgent(agent);
     const last = finishSegment(state, { ...carry, nextTurnStart: null });
     segments += 1;
@@ -227,7 +206,23 @@ export async function readSegments(
     await emit(last.model, carry.priorTurns.length);
   } catch (err) {
     if (!(err instanceof StopReading)) throw err;
-    return { state, unterminated, segments, forcedCuts, lateAgents, stopped: true };
+    return {
+      state,
+      unterminated,
+      unterminatedLine,
+      segments,
+      forcedCuts,
+      lateAgents,
+      stopped: true,
+    };
   }
-  return { state, unterminated, segments, forcedCuts, lateAgents, stopped: false };
+  return {
+    state,
+    unterminated,
+    unterminatedLine,
+    segments,
+    forcedCuts,
+    lateAgents,
+    stopped: false,
+  };
 }

@@ -1,5 +1,15 @@
 // `ccotel show`: one session as a terminal waterfall, JSON rows, or an HTML page.
+// `--json` without a filter reads the session in segments of whole turns, as
+// export does, and writes each segment's rows as it is finished: memory stays
+// bounded however long the session. The terminal and HTML views, and filtered
+// JSON, need the whole session.
 import { finish } from '../core/assemble.js';
+import { costSession } from '../core/session-cost.js';
+import { buildWaterfall } from '../core/waterfall.js';
+import type { PriceTable } from '../core/pricing.js';
+import { headerOf, lastPromptModeOf } from '../core/session-header.js';
+import type { SessionInfo } from '../core/records.js';
+import type { SessionFiles } from '../adapters/session-files.js';
 import { CliError } from '../adapters/cli-error.js';
 import type { ReadWarning, WaterfallRow } from '../core/waterfall-row.js';
 import type { SessionHeader } from '../core/session-header.js';
@@ -9,10 +19,17 @@ import { writePrivateFile } from '../adapters/private-file.js';
 import { buildView } from './build-view.js';
 import { loadSession } from './load-session.js';
 import { resolveSession } from './resolve-target.js';
+import { readSegments } from './session-segments.js';
 import { renderTerminalWaterfall } from './render/terminal-waterfall.js';
 import { renderHtmlWaterfall } from './render/html-waterfall.js';
 import { scrubWaterfallView } from './scrub-view.js';
-import { describeFilter, filterView, missingTurn, type ViewFilter } from './render/view-filter.js';
+import {
+  describeFilter,
+  filterView,
+  isFiltering,
+  missingTurn,
+  type ViewFilter,
+} from './render/view-filter.js';
 
 export interface ShowOptions {
   target: string;
@@ -26,19 +43,42 @@ export interface ShowOptions {
   filter: ViewFilter;
   /** `--compact`: one terminal line per turn. */
   compact: boolean;
+  /**
+   * Where `--json` output goes as it is produced (the CLI's stdout). Without it
+   * the JSON is returned whole in ShowResult.stdout.
+   */
+  write?: (text: string) => void;
+  /** Resolves once what was written has been taken: the next segment waits, so output never piles up. */
+  drained?: () => Promise<void> | undefined;
+  /** Records per segment for `--json` (tests; default: export's). */
+  segmentRecords?: number;
+  /** Records after which an open segment is cut anyway (tests; default: export's). */
+  forceRecords?: number;
 }
 
 /**
  * The `--json` contract: sessionId, rows and warnings always; `session` (the
- * header: names, settings, PR links, prompt ids) and `unknownRecordTypes`
- * (type → lines) only when the session has any.
+ * header: names, settings, PR links) and `unknownRecordTypes` (type → lines)
+ * only when the session has any. Both come after the rows: they are known only
+ * once the whole session is read, and the rows are written as they are made.
  */
 export interface ShowJson {
   sessionId: string;
-  session?: SessionHeader;
-  unknownRecordTypes?: Record<string, number>;
   rows: WaterfallRow[];
   warnings: ReadWarning[];
+  session?: SessionHeader;
+  unknownRecordTypes?: Record<string, number>;
+}
+
+/** The keys after the rows and warnings, as the whole read and the segments both give them. */
+function jsonTail(
+  header: SessionHeader | null,
+  unknown: Record<string, number>,
+): Pick<ShowJson, 'session' | 'unknownRecordTypes'> {
+  return {
+    ...(header === null ? {} : { session: header }),
+    ...(Object.keys(unknown).length === 0 ? {} : { unknownRecordTypes: unknown }),
+  };
 }
 
 export interface ShowResult {
@@ -47,8 +87,81 @@ export interface ShowResult {
   notes: string[];
 }
 
+/**
+ * `--json` segment by segment: the same bytes as JSON.stringify(ShowJson) of
+ * the whole session, written as each segment is finished.
+ */
+async function streamJson(
+  files: SessionFiles,
+  prices: PriceTable,
+  write: (text: string) => void,
+  drained: () => Promise<void> | undefined,
+  sizes: Pick<ShowOptions, 'segmentRecords' | 'forceRecords'>,
+): Promise<string[]> {
+  const unknown = new Set<string>();
+  const derivedWarnings: ReadWarning[] = [];
+  let info: SessionInfo = {};
+  let lastMode: string | null = null;
+  let unknownTypes: Record<string, number> = {};
+  let opened = false;
+  let rowCount = 0;
+  const open = (sessionId: string): void => {
+    if (opened) return;
+    opened = true;
+    write(`{"sessionId":${JSON.stringify(sessionId)},"rows":[`);
+  };
+  const read = await readSegments(
+    files,
+    {
+      parse: {},
+      windowOf: windowsOf(prices),
+      ...sizes,
+    },
+    async (model) => {
+      open(model.sessionId);
+      for (const m of costSession(model, prices).unknownModels) unknown.add(m);
+      // Session-wide facts: the state carries them, the last segment has them all.
+      info = model.sessionInfo ?? {};
+      unknownTypes = model.unknownRecordTypes ?? {};
+      lastMode = lastPromptModeOf(model.turns) ?? lastMode;
+      derivedWarnings.push(...(model.derivedWarnings ?? []));
+      const rows = buildWaterfall(model).map((row) => JSON.stringify(row));
+      if (rows.length > 0) write(`${rowCount > 0 ? ',' : ''}${rows.join(',')}`);
+      rowCount += rows.length;
+      await drained();
+    },
+  );
+  // No segment at all (an empty transcript): the id as the whole read gives it.
+  if (!opened) open(finish(read.state).sessionId);
+  const warnings = [...read.state.warnings, ...derivedWarnings];
+  const tail = JSON.stringify(jsonTail(headerOf(info, lastMode), unknownTypes)).slice(1, -1);
+  write(`],"warnings":${JSON.stringify(warnings)}${tail === '' ? '' : `,${tail}`}}\n`);
+  const notes = [...unknown].sort().map((m) => `no price for model ${m}: its cost is left out`);
+  for (const [file, line] of read.unterminatedLine) notes.push(unterminatedNote(file, line));
+  return notes;
+}
+
+/** A one-shot read has no next read: say what the file's end is and that it was skipped. */
+const unterminatedNote = (file: string, line: number): string =>
+  `${file}:${line}: no newline at the end of the file; this last line was not read (still being written, or not a transcript)`;
+
 export async function show(options: ShowOptions): Promise<ShowResult> {
   const files = await resolveSession(options.target, options.projectsDirs);
+  const streams = options.format === 'json' && options.html === null && options.write !== undefined;
+  if (streams && !isFiltering(options.filter) && options.write !== undefined) {
+    const prices = await loadPriceTable(options.pricingFile ?? undefined);
+    const notes = await streamJson(
+      files,
+      prices,
+      options.write,
+      options.drained ?? (() => undefined),
+      {
+        ...(options.segmentRecords === undefined ? {} : { segmentRecords: options.segmentRecords }),
+        ...(options.forceRecords === undefined ? {} : { forceRecords: options.forceRecords }),
+      },
+    );
+    return { stdout: '', notes };
+  }
   const loaded = await loadSession(files);
   const prices = await loadPriceTable(options.pricingFile ?? undefined);
   const model = finish(loaded.state, windowsOf(prices));
@@ -60,24 +173,18 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
   const filterNote = describeFilter(options.filter, built.view, view);
   const notes = unknownModels.map((m) => `no price for model ${m}: its cost is left out`);
   // A one-shot read has no next read: say what the file's end is and that it was skipped.
-  for (const [file, line] of loaded.unterminatedLine)
-    notes.push(
-      `${file}:${line}: no newline at the end of the file; this last line was not read (still being written, or not a transcript)`,
-    );
+  for (const [file, line] of loaded.unterminatedLine) notes.push(unterminatedNote(file, line));
   if (options.html !== null) {
     // An HTML file is easily shared: it gets the same scrubbing as exported spans (and is 0600).
     await writePrivateFile(options.html, renderHtmlWaterfall(scrubWaterfallView(view)), '--html');
     notes.push(`wrote ${options.html}`);
   }
   if (options.format === 'json') {
-    const unknown = model.unknownRecordTypes ?? {};
-    // Key order is the contract's: the header before the rows.
     const json: ShowJson = {
       sessionId: model.sessionId,
-      ...(view.header === undefined ? {} : { session: view.header }),
-      ...(Object.keys(unknown).length === 0 ? {} : { unknownRecordTypes: unknown }),
       rows: view.rows,
       warnings: model.warnings,
+      ...jsonTail(view.header ?? null, model.unknownRecordTypes ?? {}),
     };
     return { stdout: `${JSON.stringify(json)}\n`, notes };
   }

@@ -1,10 +1,10 @@
 // `ccotel status`: which recent sessions are working, waiting for you, failed
 // or were interrupted — read from the transcripts alone (no daemon), each main
 // file streamed once through the live-state reducer.
-import { readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { sessionsInProject, type SessionFiles } from '../adapters/session-files.js';
 import { readLines } from '../adapters/read-lines.js';
+import { fileInfo, isDirectory, listNames } from '../adapters/file-info.js';
 import { CliError } from '../adapters/cli-error.js';
 import { parseRecord } from '../core/parse-record.js';
 import { cwdFromProjectDirName } from '../core/project-dir-name.js';
@@ -52,18 +52,14 @@ export interface StatusResult {
   notes: string[];
 }
 
-async function isDir(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => null))?.isDirectory() ?? false;
-}
-
 /** Sessions of a projects root, or of a single project dir given instead. */
 async function sessionsUnder(root: string): Promise<SessionFiles[]> {
   const direct = await sessionsInProject(root);
   if (direct.length > 0) return direct;
   const all: SessionFiles[] = [];
-  for (const name of (await readdir(root).catch(() => [] as string[])).sort()) {
+  for (const name of await listNames(root)) {
     const dir = join(root, name);
-    if (await isDir(dir)) all.push(...(await sessionsInProject(dir)));
+    if (await isDirectory(dir)) all.push(...(await sessionsInProject(dir)));
   }
   return all;
 }
@@ -91,7 +87,7 @@ async function feed(status: LiveStatus, file: string, fromAgentFile: boolean): P
  */
 async function addAgentActivity(status: LiveStatus, files: SessionFiles): Promise<void> {
   for (const agent of files.agentFiles) {
-    const mtime = (await stat(agent.file).catch(() => null))?.mtimeMs;
+    const mtime = (await fileInfo(agent.file))?.mtimeMs;
     if (mtime === undefined || (status.lastActivity !== null && mtime <= status.lastActivity))
       continue;
     await feed(status, agent.file, true);
@@ -134,14 +130,14 @@ export async function collectStatus(
   const rows: SessionStatusRow[] = [];
   let roots = 0;
   for (const root of options.projectsDirs) {
-    if (!(await isDir(root))) {
+    if (!(await isDirectory(root))) {
       notes.push(`${root}: no such directory`);
       continue;
     }
     roots++;
     for (const files of await sessionsUnder(root)) {
       // mtime is only a cheap pre-filter: the last write is never before the last event.
-      const info = await stat(files.mainFile).catch(() => null);
+      const info = await fileInfo(files.mainFile);
       if (info === null || info.mtimeMs < cutoff) continue;
       try {
         const row = await readSession(files, options);

@@ -29,6 +29,10 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 const io: CommandIo = {
   stdout: (t) => process.stdout.write(t),
+  stdoutDrained: () =>
+    process.stdout.writableNeedDrain
+      ? new Promise((resolve) => process.stdout.once('drain', () => resolve()))
+      : Promise.resolve(),
   stderr: (t) => process.stderr.write(t),
   env: process.env,
   isTTY: process.stdout.isTTY === true,

@@ -1,13 +1,7 @@
 // finish(): derive the session model from folded state. Pure, and cheap enough
 // to re-run as a live session grows (one pass per index it builds).
 import { toolLabel } from './labels.js';
-import type {
-  AgentReport,
-  AssistantRecord,
-  TranscriptRecord,
-  Usage,
-  UserRecord,
-} from './records.js';
+import type { AgentReport, TranscriptRecord, Usage, UserRecord } from './records.js';
 import type { Entry, SessionState } from './session-state.js';
 import type { ReadWarning } from './waterfall-row.js';
 import type {
@@ -20,6 +14,7 @@ import type {
   Turn,
 } from './session-model.js';
 import { classifyTurnEnd } from './turn-end.js';
+import { isApiCall, isTurnWorkSystem, responseKeyOf } from './turn-lifecycle.js';
 import { isInterruptMarker, isRealPrompt } from './prompts.js';
 import {
   createLocalCommandTracker,
@@ -83,22 +78,10 @@ interface ResultInfo {
   line: number;
 }
 
-function responseKey(rec: AssistantRecord): string | null {
-  if (rec.messageId === null) return null;
-  return rec.requestId === null ? rec.messageId : `${rec.messageId}:${rec.requestId}`;
-}
-
-/** A synthetic assistant line that is not an error ("No response requested.") is no API call. */
-function isCall(rec: AssistantRecord): boolean {
-  return rec.isApiError || rec.model !== '<synthetic>';
-}
-
-const TURN_END_MARKERS = new Set(['turn_duration', 'stop_hook_summary', 'api_error']);
-
 /** Records that are the turn's own work (or mark its end), as opposed to bookkeeping. */
 function isTurnWork(rec: TranscriptRecord): boolean {
   if (rec.type === 'assistant') return true;
-  if (rec.type === 'system') return rec.subtype !== null && TURN_END_MARKERS.has(rec.subtype);
+  if (rec.type === 'system') return isTurnWorkSystem(rec);
   if (rec.type !== 'user' || rec.isCompactSummary) return false;
   return (
     rec.toolResults.length > 0 ||
@@ -326,8 +309,8 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
         rec.notifiesTaskId,
         Math.max(taskNotified.get(rec.notifiesTaskId) ?? ts, ts),
       );
-    if (rec.type === 'assistant' && isCall(rec)) {
-      const key = responseKey(rec);
+    if (rec.type === 'assistant' && isApiCall(rec)) {
+      const key = responseKeyOf(rec);
       const time = ts ?? prevTime.get(agentKey) ?? 0;
       if (key !== null) {
         let r = responses.get(key);

@@ -15,6 +15,7 @@ import {
   type UserRecord,
 } from './records.js';
 import { clipAtBoundary } from './clip.js';
+import { SYNTHETIC_MODEL } from './turn-lifecycle.js';
 
 export type ParseOutcome =
   | { kind: 'record'; record: TranscriptRecord }
@@ -231,7 +232,7 @@ function parseAssistant(o: Json): AssistantRecord {
   const message = isObject(o.message) ? o.message : {};
   const model = intern(message.model);
   const isApiError = o.isApiErrorMessage === true;
-  const synthetic = isApiError || model === '<synthetic>';
+  const synthetic = isApiError || model === SYNTHETIC_MODEL;
   const toolUses: ToolUseBlock[] = [];
   let hasText = false;
   if (Array.isArray(message.content)) {

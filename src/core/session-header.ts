@@ -1,6 +1,7 @@
 // The session header `show` prints (JSON `session` key, view model header):
 // the session's names, settings and PR links from its own records. Absent when the session has none of them,
 // so older sessions' output is unchanged.
+import type { SessionInfo } from './records.js';
 import type { SessionModel } from './session-model.js';
 
 export interface SessionHeader {
@@ -16,14 +17,28 @@ export interface SessionHeader {
 }
 
 export function sessionHeaderOf(model: SessionModel): SessionHeader | null {
-  const info = model.sessionInfo ?? {};
-  const lastPromptMode = [...model.turns].reverse().find((t) => t.permissionMode !== null);
+  return headerOf(model.sessionInfo ?? {}, lastPromptModeOf(model.turns));
+}
+
+/** The permissionMode of the last prompt that has one. */
+export function lastPromptModeOf(
+  turns: readonly { permissionMode: string | null }[],
+): string | null {
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const mode = turns[i]?.permissionMode ?? null;
+    if (mode !== null) return mode;
+  }
+  return null;
+}
+
+/** The header from the session's info records and its last prompt's mode (null when it has none). */
+export function headerOf(info: SessionInfo, lastPromptMode: string | null): SessionHeader | null {
   const header: SessionHeader = {
     title: info.customTitle ?? info.aiTitle ?? null,
     customTitle: info.customTitle ?? null,
     aiTitle: info.aiTitle ?? null,
     agentName: info.agentName ?? null,
-    permissionMode: info.permissionMode ?? lastPromptMode?.permissionMode ?? null,
+    permissionMode: info.permissionMode ?? lastPromptMode ?? null,
     mode: info.mode ?? null,
     prLinks: info.prLinks ?? [],
   };

@@ -50,10 +50,9 @@ export interface ToolCall {
   /** The report names an agent whose transcript is not among the session's files. */
   transcriptMissing: boolean;
   /**
-   * Usage of the issuing response as written on the tool_use line itself. 2.1.x
-   * runs tools while the response still streams, so the response's final output
-   * count can arrive after the call ended; spans use this so a call's span is
-   * final when its result lands (rows show the response's final usage).
+   * Usage of the issuing response as written on the tool_use line itself (a
+   * streaming placeholder in 2.1.x); spans and rows use the response's final
+   * usage, this only when the response is unknown.
    */
   usageAtCall: { input: number; output: number } | null;
 }

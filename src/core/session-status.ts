@@ -45,13 +45,13 @@ import {
   localCommandRole,
   type LocalCommandTracker,
 } from './local-command.js';
-import type { AssistantRecord, TranscriptRecord, UserRecord } from './records.js';
+import type { AssistantRecord, SystemRecord, TranscriptRecord, UserRecord } from './records.js';
+import { API_ERROR_SUBTYPE, isSyntheticReply, isTurnEndMarker } from './turn-lifecycle.js';
 
 export type LiveState = 'working' | 'your_turn' | 'api_error' | 'interrupted' | 'unknown';
 
 export const DEFAULT_STALE_AFTER_MS = 30 * 60_000;
 
-const TURN_END_SUBTYPES = new Set(['turn_duration', 'stop_hook_summary']);
 const TASK_NOTIFICATION = /^\s*<task-notification>/;
 
 export interface LiveStatus {
@@ -133,7 +133,7 @@ function onAssistant(s: LiveStatus, rec: AssistantRecord): void {
     return;
   }
   // "No response requested." and similar client placeholders are no model output.
-  if (rec.model === '<synthetic>') return;
+  if (isSyntheticReply(rec)) return;
   for (const use of rec.toolUses) {
     if (!s.resolved.delete(use.id)) s.openCalls.set(use.id, use.name);
   }
@@ -168,14 +168,14 @@ function onUser(s: LiveStatus, rec: UserRecord): void {
   }
 }
 
-function onSystem(s: LiveStatus, subtype: string | null): void {
-  if (subtype === 'api_error') {
+function onSystem(s: LiveStatus, rec: SystemRecord): void {
+  if (rec.subtype === API_ERROR_SUBTYPE) {
     // One retry attempt of a request in flight, not a failure: the state stays
     // (working while the request retries; a side request does not flip an idle session).
     if (s.state === 'working') s.retrying = true;
     return;
   }
-  if (subtype === null || !TURN_END_SUBTYPES.has(subtype)) return;
+  if (!isTurnEndMarker(rec)) return;
   // An end marker with calls still open contradicts itself; keep waiting (as turn-end.ts).
   if (s.openCalls.size > 0) return;
   if (s.state === 'working' || s.state === 'your_turn' || s.state === 'unknown')
@@ -207,7 +207,7 @@ export function stepStatus(
   }
   if (rec.type === 'assistant') onAssistant(s, rec);
   else if (rec.type === 'user') onUser(s, rec);
-  else if (rec.type === 'system') onSystem(s, rec.subtype);
+  else if (rec.type === 'system') onSystem(s, rec);
   return s;
 }
 

@@ -173,8 +173,20 @@ function chatSpan(ctx: TurnContext, r: ApiResponse): SpanData {
   };
 }
 
+/**
+ * Tokens of the response that issued a call, final figures (as `show` rows
+ * carry them): 2.1.x writes a streaming placeholder on the `tool_use` line
+ * itself, so a live span waits for the response's last line (core/finality.ts).
+ */
+function callTokens(ctx: TurnContext, t: ToolCall): { input: number; output: number } {
+  const usage = t.responseKey === null ? null : ctx.model.responses.get(t.responseKey)?.usage;
+  if (usage === null || usage === undefined) return t.usageAtCall ?? { input: 0, output: 0 };
+  return { input: totalInput(usage), output: usage.output };
+}
+
 function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
-  const input = t.usageAtCall?.input ?? 0;
+  const tokens = callTokens(ctx, t);
+  const input = tokens.input;
   const { endMs, complete } = closing(ctx, t.startTime, t.endTime);
   return {
     traceId: ctx.traceId,
@@ -193,7 +205,7 @@ function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
       'gen_ai.tool.type': 'function',
       'claude_code.tool.label': toolLabelFor(ctx.options.content, t.name, t.label),
       'claude_code.tokens.input': input,
-      'claude_code.tokens.output': t.usageAtCall?.output ?? 0,
+      'claude_code.tokens.output': tokens.output,
       'claude_code.context.fill_percent': round2((input / ctx.turn.contextWindow) * 100),
       'claude_code.agent.type': agentTypeOf(ctx.model, t.agentKey),
       'error.type': t.status === 'error' ? (t.errorType ?? 'tool_error') : undefined,
@@ -284,9 +296,17 @@ function turnOriginAttrs(ctx: TurnContext): Attrs {
 function rootSpan(ctx: TurnContext, previous: Turn | undefined, children: SpanData[]): SpanData {
   const { turn, model } = ctx;
   const open = turn.endState === 'open';
-  // The root covers the turn's own work; an internal side call may outlast it.
+  // The root covers the turn's own work; an internal side call (its agent span
+  // and the chats under it) may outlast it, and may be written after the turn
+  // ended: it must not move a root already sent.
+  const sideCalls = new Set(
+    children
+      .filter((s) => s.attributes['claude_code.agent.internal'] === true)
+      .map((s) => s.spanId),
+  );
   const childEnd = children.reduce(
-    (m, s) => (s.attributes['claude_code.agent.internal'] === true ? m : Math.max(m, s.endMs)),
+    (m, s) =>
+      sideCalls.has(s.spanId) || sideCalls.has(s.parentSpanId ?? '') ? m : Math.max(m, s.endMs),
     turn.endTime,
   );
   const endMs = open ? Math.max(childEnd, ctx.cutoff) : childEnd;

@@ -4,8 +4,7 @@
 import type { TranscriptRecord } from './records.js';
 import type { TurnEndState } from './session-model.js';
 import { INTERRUPT } from './prompts.js';
-
-const TURN_END_SUBTYPES = new Set(['turn_duration', 'stop_hook_summary']);
+import { isSyntheticReply, isTurnEndMarker } from './turn-lifecycle.js';
 
 export interface TurnVerdict {
   state: TurnEndState;
@@ -33,7 +32,7 @@ export function classifyTurnEnd(
     if (rec.type === 'assistant') {
       if (rec.isApiError) {
         lastApiError = rec.errorType ?? 'api_error';
-      } else if (rec.model === '<synthetic>') {
+      } else if (isSyntheticReply(rec)) {
         continue;
       } else {
         lastApiError = null;
@@ -56,11 +55,7 @@ export function classifyTurnEnd(
         interrupted = true;
         lastApiError = null;
       }
-    } else if (
-      rec.type === 'system' &&
-      rec.subtype !== null &&
-      TURN_END_SUBTYPES.has(rec.subtype)
-    ) {
+    } else if (isTurnEndMarker(rec)) {
       endMarker = true;
     }
   }

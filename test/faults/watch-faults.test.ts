@@ -39,6 +39,9 @@ import {
 } from '../support/fault-harness.js';
 import { FUZZ_SEED } from '../support/fuzz-config.js';
 
+/** The fixtures' last turns have no turn_duration: their roots leave once the session is quiet this long. */
+const QUIET_MS = 1500;
+
 const matrix = createMatrix('watch');
 afterAll(() => matrix.write());
 
@@ -156,7 +159,10 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
       const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
       await fault(receiver);
       running = await h.runDaemon(
-        h.settingsFor(receiver, dirs, { timeoutMs: opts.timeoutMs ?? 800 }),
+        h.settingsFor(receiver, dirs, {
+          timeoutMs: opts.timeoutMs ?? 800,
+          idleTimeoutMs: QUIET_MS,
+        }),
         { backfill: true },
       );
       await opts.during?.(receiver);
@@ -236,7 +242,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
       const corpus = await makeCorpus(dirs.base, 0);
       const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
       receiver.script([{ status: 400, body: 'refused' }]);
-      const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800 });
+      const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS });
       const running = await h.runDaemon(settings, { backfill: true });
       await running.logs.waitFor(
         (l) => l.msg === 'collector refused spans; they will not be retried',
@@ -386,7 +392,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
       try {
         const corpus = await makeCorpus(dirs.base, 0);
         const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
-        const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800 });
+        const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS });
         const first = await h.runDaemon(settings, { backfill: true });
         await waitUntil(() => received(receiver, expected), 60_000, 'first delivery');
         await first.daemon.settled();
@@ -515,9 +521,12 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
         join(dirs.state, `${n}.tmp-${process.pid}`),
       );
       for (const t of traps) await symlink('/dev/full', t);
-      const running = await h.runDaemon(h.settingsFor(receiver, dirs, { timeoutMs: 800 }), {
-        backfill: true,
-      });
+      const running = await h.runDaemon(
+        h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS }),
+        {
+          backfill: true,
+        },
+      );
       await waitUntil(
         () => received(receiver, expected),
         60_000,
@@ -556,7 +565,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
     const receiver = await startOtlpReceiver();
     const started = performance.now();
     try {
-      const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800 });
+      const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS });
       const running = await h.runDaemon(settings);
       await running.daemon.ready;
       const names = [

@@ -47,6 +47,8 @@ interface Rec {
   sessionId?: string;
   message?: { content?: unknown };
 }
+/** The fixtures' last turns have no turn_duration: their roots leave once the session is quiet this long. */
+const QUIET_MS = 1500;
 const parse = (line: string): Rec => JSON.parse(line) as Rec;
 const sessionIdOf = (lines: string[]): string =>
   lines.map(parse).find((r) => r.sessionId !== undefined)?.sessionId ?? 'unknown';
@@ -79,7 +81,7 @@ async function exportNow(settings: ReturnType<typeof settingsFor>) {
 
 describe('ccotel watch, first start', () => {
   it('sends no old history without --backfill; the turn in progress is followed; export then sends only the history', async () => {
-    const settings = settingsFor(receiver, dirs);
+    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
     const heavy = await fixtureLines(TOOL_HEAVY);
     const sub = await fixtureLines(SUBAGENT);
     const subFile = join(dirs.project, `${sessionIdOf(sub)}.jsonl`);
@@ -87,19 +89,21 @@ describe('ccotel watch, first start', () => {
     await writeLines(join(dirs.project, `${sessionIdOf(heavy)}.jsonl`), heavy, 0);
     const beads = indexOf(sub, 'create the beads');
     const firstBash = sub.findIndex((l, i) => i > beads && l.includes('"tool_result"'));
-    await writeLines(subFile, sub.slice(0, firstBash + 1), 0);
+    // Through the next response's first line: the call's own response is over.
+    await writeLines(subFile, sub.slice(0, firstBash + 2), 0);
 
     running = await runDaemon(settings);
     await running.daemon.ready;
     await running.daemon.settled();
     const liveTrace = traceOfPrompt(sub, 'create the beads');
-    // Only spans of the turn in progress may have left: its first Bash call had returned.
+    // Only spans of the turn in progress may have left: its first Bash call had returned
+    // and the response that issued it was over.
     expect(receiver.spans().every((s) => s.traceId === liveTrace)).toBe(true);
     expect(receiver.spans().map((s) => s.spanId)).toContain(
       toolSpanIdFor(resultIdAt(sub, firstBash)),
     );
 
-    await writeLines(subFile, sub.slice(firstBash + 1));
+    await writeLines(subFile, sub.slice(firstBash + 2));
     const expected = await exportSpans(dirs.projects, settings);
     const live = [...expected.values()].filter((s) => s.traceId === liveTrace);
     const got = await waitForIds(receiver, new Map(live.map((s) => [s.spanId, s])));
@@ -114,7 +118,7 @@ describe('ccotel watch, first start', () => {
   });
 
   it('with --backfill sends the history too, and a later export sends nothing', async () => {
-    const settings = settingsFor(receiver, dirs);
+    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
     const heavy = await fixtureLines(TOOL_HEAVY);
     const sub = await fixtureLines(SUBAGENT);
     await writeLines(join(dirs.project, `${sessionIdOf(heavy)}.jsonl`), heavy, 0);
@@ -136,13 +140,14 @@ describe('ccotel watch, first start', () => {
 
 describe('ccotel watch, files changing under it', () => {
   it('re-reads a truncated and a replaced transcript without sending a span twice with different content', async () => {
-    const settings = settingsFor(receiver, dirs);
+    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
     running = await runDaemon(settings);
     await running.daemon.ready;
     const heavy = await fixtureLines(TOOL_HEAVY);
     const file = join(dirs.project, `${sessionIdOf(heavy)}.jsonl`);
     const turnEnd = indexOf(heavy, 'scrolling back in xterm.js');
-    await writeLines(file, heavy.slice(0, turnEnd));
+    // Through the next prompt: the first turn is over, its root leaves at once.
+    await writeLines(file, heavy.slice(0, turnEnd + 1));
     const firstTrace = traceOfPrompt(heavy, 'start phoenix in background');
     const firstTurn = [...(await exportSpans(dirs.projects, settings)).values()].filter(
       (s) => s.traceId === firstTrace,
@@ -174,7 +179,7 @@ describe('ccotel watch, files changing under it', () => {
   });
 
   it('forgets a deleted transcript', async () => {
-    const settings = settingsFor(receiver, dirs);
+    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
     running = await runDaemon(settings);
     await running.daemon.ready;
     const heavy = await fixtureLines(TOOL_HEAVY);
@@ -193,17 +198,17 @@ describe('ccotel watch, files changing under it', () => {
 
 describe('ccotel watch, delivery', () => {
   it('holds spans through a collector outage, logs it once, and delivers them all when it returns', async () => {
-    const settings = settingsFor(receiver, dirs);
+    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
     running = await runDaemon(settings);
     await running.daemon.ready;
     const heavy = await fixtureLines(TOOL_HEAVY);
     const file = join(dirs.project, `${sessionIdOf(heavy)}.jsonl`);
     const first = indexOf(heavy, '"tool_result"');
-    await writeLines(file, heavy.slice(0, first + 1));
+    await writeLines(file, heavy.slice(0, first + 2));
     await waitForIds(receiver, [toolSpanIdFor(resultIdAt(heavy, first))]);
 
     await receiver.stop();
-    await writeLines(file, heavy.slice(first + 1));
+    await writeLines(file, heavy.slice(first + 2));
     await running.logs.waitFor((l) => l.msg.startsWith('collector unreachable'));
     // Let it retry a few times against the closed port (not an assertion, just a longer outage).
     await new Promise((r) => setTimeout(r, 1500));
@@ -258,7 +263,7 @@ describe('ccotel watch, delivery', () => {
   });
 
   it('resumes after a restart mid-turn without sending anything twice', async () => {
-    const settings = settingsFor(receiver, dirs);
+    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
     running = await runDaemon(settings);
     await running.daemon.ready;
     const heavy = await fixtureLines(TOOL_HEAVY);
@@ -283,7 +288,7 @@ describe('ccotel watch, delivery', () => {
   });
 
   it('--once sends what is complete, leaves open turns for the next run, and exits 0', async () => {
-    const settings = settingsFor(receiver, dirs);
+    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
     const heavy = await fixtureLines(TOOL_HEAVY);
     const file = join(dirs.project, `${sessionIdOf(heavy)}.jsonl`);
     const secondTurn = indexOf(heavy, 'scrolling back in xterm.js');

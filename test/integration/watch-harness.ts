@@ -153,7 +153,6 @@ export async function runDaemon(
     log,
     backfill: false,
     once: false,
-    settleMs: 150,
     stopFlushMs: 2000,
     ...opts,
   });

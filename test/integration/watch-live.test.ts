@@ -31,6 +31,8 @@ import {
 } from './watch-harness.js';
 
 const FIXTURES_HAND = join(FIXTURES, 'hand');
+/** These sessions' last turns have no turn_duration: their roots leave once the session is quiet this long. */
+const QUIET_MS = 1000;
 
 let dirs: Dirs;
 let receiver: OtlpReceiver;
@@ -68,8 +70,8 @@ async function exportAfterwards(settings: ReturnType<typeof settingsFor>) {
 }
 
 describe('ccotel watch, live', () => {
-  it('sends a tool span when its result lands, before the turn ends, with the ids and parents export uses', async () => {
-    const settings = settingsFor(receiver, dirs);
+  it('sends a tool span once its result landed and its response is over, before the turn ends, with the ids and parents export uses', async () => {
+    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
     running = await runDaemon(settings);
     await running.daemon.ready;
     const lines = await fixtureLines(TOOL_HEAVY);
@@ -79,23 +81,25 @@ describe('ccotel watch, live', () => {
     const firstResult = lineWith(lines, '"tool_result"');
     const bashId = /"tool_use_id":"([^"]+)"/.exec(lines[firstResult] ?? '')?.[1] ?? '';
 
-    await writeLines(file, lines.slice(0, firstResult));
+    await writeLines(file, lines.slice(0, firstResult + 1));
     await sleep(100);
+    // The result alone: the response that issued the call could still be streaming.
     expect(receiver.spans().some((s) => s.spanId === toolSpanIdFor(bashId))).toBe(false);
     const before = performance.now();
-    await writeLines(file, [lines[firstResult] ?? ''], 0);
+    // The next response begins: the call's response has written its last line.
+    await writeLines(file, [lines[firstResult + 1] ?? ''], 0);
     await waitForIds(receiver, [toolSpanIdFor(bashId)]);
     const request = receiver
       .requests()
       .find((r) => r.spans.some((s) => s.spanId === toolSpanIdFor(bashId)));
     // Informational: the latency target is checked by the benchmark, not asserted here.
     console.log(
-      `tool_result append → span received: ${((request?.receivedAt ?? before) - before).toFixed(1)} ms`,
+      `next response append → tool span received: ${((request?.receivedAt ?? before) - before).toFixed(1)} ms`,
     );
     // The turn is still running: its root has not left.
     expect(receiver.spans().some((s) => s.spanId === rootId)).toBe(false);
 
-    await writeLines(file, lines.slice(firstResult + 1));
+    await writeLines(file, lines.slice(firstResult + 2));
     const expected = await exportSpans(dirs.projects, settings);
     const got = await waitForIds(receiver, expected);
     expect(differingRepeats(got)).toEqual([]);
@@ -109,8 +113,8 @@ describe('ccotel watch, live', () => {
     }
 
     // This real 2.1.38 session streams a tool call's result before its response's last
-    // block; tool spans carry the usage written on their own tool_use line, so what the
-    // daemon sent on each result is final, and an export afterwards finds nothing new.
+    // block; tool spans wait for that block and carry the response's final usage, so
+    // what the daemon sent is final, and an export afterwards finds nothing new.
     await running.daemon.settled();
     const summary = await exportAfterwards(settings);
     expect(summary.spansSent).toBe(0);
@@ -118,7 +122,7 @@ describe('ccotel watch, live', () => {
   });
 
   it('waits for the newline of a half-written line', async () => {
-    const settings = settingsFor(receiver, dirs);
+    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
     running = await runDaemon(settings);
     await running.daemon.ready;
     const lines = await fixtureLines(TOOL_HEAVY);
@@ -132,7 +136,7 @@ describe('ccotel watch, live', () => {
     // Long enough for the change event, its trailing re-check and a rebuild.
     await sleep(300);
     expect(receiver.spans().some((s) => s.spanId === toolSpanIdFor(bashId))).toBe(false);
-    await appendFile(file, `${result.slice(cut)}\n`);
+    await appendFile(file, `${result.slice(cut)}\n${lines[firstResult + 1] ?? ''}\n`);
     const got = await waitForIds(receiver, [toolSpanIdFor(bashId)]);
     const tool = got.find((s) => s.spanId === toolSpanIdFor(bashId));
     expect(tool?.attributes['gen_ai.tool.name']).toBe('Bash');
@@ -142,7 +146,7 @@ describe('ccotel watch, live', () => {
   });
 
   it('follows 2.1.x sub-agent files created mid-turn and parents their spans under invoke_agent', async () => {
-    const settings = settingsFor(receiver, dirs);
+    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
     running = await runDaemon(settings);
     await running.daemon.ready;
     const main = await fixtureLines(join(V21_META, `${V21_META_SID}.jsonl`));
@@ -166,8 +170,9 @@ describe('ccotel watch, live', () => {
     const a8 = agentLines.get('a8b27d4e0c91f635d') ?? [];
     const a3 = agentLines.get('a3f1c9e27b4d6a80e') ?? [];
     const a5 = agentLines.get('a5e09c3b7f2d14a68') ?? [];
-    await writeLines(join(liveSub, 'agent-a8b27d4e0c91f635d.jsonl'), a8.slice(0, 3));
-    // The reviewer's first tool call is over: its span leaves while the main turn is still running.
+    await writeLines(join(liveSub, 'agent-a8b27d4e0c91f635d.jsonl'), a8.slice(0, 4));
+    // The reviewer's first tool call is over (its result, then its next response):
+    // its span leaves while the main turn is still running.
     const readId = /"tool_use_id":"([^"]+)"/.exec(a8[2] ?? '')?.[1] ?? '';
     const readSpan = (await waitForIds(receiver, [toolSpanIdFor(readId)])).find(
       (s) => s.spanId === toolSpanIdFor(readId),
@@ -181,7 +186,7 @@ describe('ccotel watch, live', () => {
       join(liveSub, 'agent-a5e09c3b7f2d14a68.meta.json'),
     );
     await writeLines(join(liveSub, 'agent-a5e09c3b7f2d14a68.jsonl'), a5);
-    await writeLines(join(liveSub, 'agent-a8b27d4e0c91f635d.jsonl'), a8.slice(3));
+    await writeLines(join(liveSub, 'agent-a8b27d4e0c91f635d.jsonl'), a8.slice(4));
     await writeLines(file, main.slice(firstResult, firstResult + 1));
     await writeLines(join(liveSub, 'agent-a3f1c9e27b4d6a80e.jsonl'), a3.slice(5));
     await writeLines(file, main.slice(firstResult + 1));
@@ -206,7 +211,7 @@ describe('ccotel watch, live', () => {
   });
 
   it('follows 2.0.x flat agent files, whose session is named on their first line', async () => {
-    const settings = settingsFor(receiver, dirs);
+    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
     running = await runDaemon(settings);
     await running.daemon.ready;
     const dir = join(FIXTURES_HAND, 'v2-flat-agent-file');
@@ -242,7 +247,7 @@ describe('ccotel watch, live', () => {
   });
 
   it('keeps sessions apart: two transcripts written at once', async () => {
-    const settings = settingsFor(receiver, dirs);
+    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
     running = await runDaemon(settings);
     await running.daemon.ready;
     const a = await fixtureLines(TOOL_HEAVY);

@@ -57,6 +57,9 @@ function startWatchProcess(dirs: Dirs, receiver: OtlpReceiver): Proc {
     'debug',
     '--timeout',
     '2000',
+    // The fixtures' last turns have no turn_duration: their roots leave once quiet this long.
+    '--idle-timeout',
+    '2s',
   ];
   const env = {
     PATH: process.env.PATH ?? '',
@@ -116,11 +119,12 @@ describe('ccotel watch as a process', () => {
     const file = join(dirs.project, `${sessionIdOf(heavy)}.jsonl`);
     const first = indexOf(heavy, '"tool_result"');
     const bashId = toolSpanIdFor(/"tool_use_id":"([^"]+)"/.exec(heavy[first] ?? '')?.[1] ?? '');
-    await writeLines(file, heavy.slice(0, first + 1));
+    // The result, then the next response: the call's own response is over.
+    await writeLines(file, heavy.slice(0, first + 2));
     await waitForIds(receiver, [bashId]);
     // The first turn ends (interrupt marker); its root would wait to settle, but we stop now.
     const end = indexOf(heavy, '[Request interrupted by user]');
-    await writeLines(file, heavy.slice(first + 1, end + 1), 0);
+    await writeLines(file, heavy.slice(first + 2, end + 1), 0);
     const signalledAt = Date.now();
     proc.child.kill('SIGTERM');
     const { code } = await proc.exited;

@@ -6,7 +6,7 @@
 //            span fields assembled into requests as the worker pool does)
 // The spans must be deep-equal (digests included) and the protobuf bytes
 // identical. The direct encoder is also checked against the SDK on generated
-// spans, and the worker pool (built dist/, as `npm test` builds first) against
+// spans, and the worker pool (bench/lib, over the built dist/) against
 // the plain path.
 import { spawnSync } from 'node:child_process';
 import {
@@ -49,11 +49,6 @@ import type {
   SpanData,
   SpanOptions,
 } from '../../src/core/span-data.js';
-import {
-  mapSessionSpans,
-  type EncodedSession,
-  type SlimSessionSpans,
-} from '../../src/app/session-spans-pool.js';
 import {
   sessionSpans,
   streamSessionSpans,
@@ -465,27 +460,35 @@ describe('direct protobuf encoder = SDK serializer, on generated spans', () => {
   });
 });
 
-// ---- the worker pool ----
+// ---- the worker pool (bench/lib/session-spans-pool.mjs, over the built dist/) ----
 
-describe('session-spans-pool = plain path', () => {
+interface SlimSessionSpans {
+  turns: unknown[];
+  warnings: unknown[];
+}
+interface EncodedSession {
+  turns: { traceId: string; digest: string; startTime: number; from: number; to: number }[];
+  encoded: { bytes: Uint8Array; ends: Uint32Array };
+}
+
+describe('session-spans-pool (bench) = plain path', () => {
   const options: SpanOptions = { content: 'labels', maxAttributeBytes: 2048 };
-
-  it('falls back to the calling thread when no worker can start (TypeScript sources), same results', async () => {
-    const got: SlimSessionSpans[] = [];
-    for await (const s of mapSessionSpans(sessions, prices, options, { workers: 2 })) got.push(s);
-    expect(got.map((s) => s.turns)).toEqual(sessions.map((f) => plainSession(f, options).turns));
-  });
-
-  // Against dist's own sequential path: dist may lag the sources when tests run without a build,
-  // and the sources' sequential path is held equal to the plain one above.
-  const distPool = join(repoRoot, 'dist', 'app', 'session-spans-pool.js');
-  it.skipIf(!existsSync(distPool))(
+  // Against dist's own sequential path: dist may lag the sources when tests run without a build.
+  const distSpans = join(repoRoot, 'dist', 'app', 'session-spans.js');
+  it.skipIf(!existsSync(distSpans))(
     'on two worker threads (dist): spans in input order, requests byte-identical',
     async () => {
       const dist = (path: string): Promise<unknown> =>
         import(pathToFileURL(join(repoRoot, 'dist', path)).href);
-      const pool = (await dist('app/session-spans-pool.js')) as {
-        mapSessionSpans: typeof mapSessionSpans;
+      const pool = (await import(
+        pathToFileURL(join(repoRoot, 'bench', 'lib', 'session-spans-pool.mjs')).href
+      )) as {
+        mapSessionSpans: (
+          s: SessionFiles[],
+          p: PriceTable,
+          o: SpanOptions,
+          pool: { workers: number },
+        ) => AsyncGenerator<SlimSessionSpans>;
         mapEncodedSessions: (
           s: SessionFiles[],
           p: PriceTable,

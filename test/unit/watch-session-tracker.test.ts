@@ -1,5 +1,5 @@
-// The tracker fed by hand, line by line, with a fake clock: which spans may
-// leave when, and the send-once rule.
+// The tracker fed by hand, line by line: which spans may leave when
+// (core/finality.ts), and the send-once-per-content rule.
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,6 @@ const HAND = join(import.meta.dirname, '..', '..', 'fixtures', 'hand');
 
 let prices: PriceTable;
 let dir: string;
-let clock = 0;
 let recorded: Map<string, string>;
 
 beforeAll(async () => {
@@ -23,7 +22,6 @@ beforeAll(async () => {
 });
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ccotel-tracker-'));
-  clock = 0;
   recorded = new Map();
 });
 afterEach(async () => {
@@ -48,7 +46,7 @@ async function fixture(name: string): Promise<string[]> {
     .filter((l) => l.trim() !== '');
 }
 
-async function tracker(settleMs = 100): Promise<{ t: SessionTracker; file: string }> {
+async function tracker(): Promise<{ t: SessionTracker; file: string }> {
   const file = join(dir, 'sess.jsonl');
   await writeFile(file, '');
   const t = new SessionTracker(
@@ -58,10 +56,8 @@ async function tracker(settleMs = 100): Promise<{ t: SessionTracker; file: strin
       prices,
       spanOptions: { content: 'labels', maxAttributeBytes: 2048 },
       parse: {},
-      settleMs,
       records: records(),
       log: silentLogger,
-      now: () => clock,
     },
     { files: {}, skip: 0, baseline: null, live: true, turns: {} },
   );
@@ -88,34 +84,87 @@ const msgIdOf = (line: string): string => {
 };
 
 describe('session tracker', () => {
-  it('sends a tool span on its result, but a streamed response only once its thread moves on', async () => {
+  it('sends a tool span once its result landed and its response wrote its last line, with the final usage', async () => {
     const lines = await fixture('parallel-tools-streaming');
     const { t, file } = await tracker();
     // prompt, text block, first Read block, its result: the response is still streaming.
-    const early = await feed(t, file, lines.slice(0, 5));
-    expect(early.map((o) => o.span.spanId)).toEqual([toolSpanIdFor(idOfResult(lines[4] ?? ''))]);
-    // more blocks and results of the same response: tool spans only.
-    const mid = await feed(t, file, lines.slice(5, 9));
-    expect(names(mid)).toEqual(['execute_tool Read', 'execute_tool Grep']);
-    // the next response begins: the first one is over.
+    expect(await feed(t, file, lines.slice(0, 5))).toEqual([]);
+    // more blocks and results of the same response: still streaming, nothing final.
+    expect(await feed(t, file, lines.slice(5, 9))).toEqual([]);
+    // the next response begins: the first one is over, with its calls.
     const next = await feed(t, file, lines.slice(9));
-    expect(next.map((o) => o.span.spanId)).toEqual([chatSpanIdFor(msgIdOf(lines[2] ?? ''))]);
+    expect(names(next).sort()).toEqual([
+      'chat claude-opus-4-6',
+      'execute_tool Grep',
+      'execute_tool Read',
+      'execute_tool Read',
+    ]);
+    expect(next.find((o) => o.span.name === 'chat claude-opus-4-6')?.span.spanId).toBe(
+      chatSpanIdFor(msgIdOf(lines[2] ?? '')),
+    );
+    // The response's final output count (233), not the placeholder on each tool_use line (6).
+    for (const o of next.filter((n) => n.span.name.startsWith('execute_tool')))
+      expect(o.span.attributes['claude_code.tokens.output']).toBe(233);
+    expect(next.some((o) => o.span.spanId === toolSpanIdFor(idOfResult(lines[4] ?? '')))).toBe(
+      true,
+    );
   });
 
-  it('sends the root once the closed turn has settled, then records the turn', async () => {
+  it('sends the root once the turn is provably over (turn_duration), then records the turn', async () => {
     const lines = await fixture('turn-end-markers');
-    const { t, file } = await tracker(100);
-    const first = await feed(t, file, lines.slice(0, 9));
+    const { t, file } = await tracker();
+    // Through stop_hook_summary: the answer is done, the turn may still go on.
+    const first = await feed(t, file, lines.slice(0, 8));
     expect(names(first)).not.toContain('invoke_agent Claude Code');
-    expect(t.nextWake).toBe(100);
-    clock = 150;
-    const settled = await feed(t, file, []);
-    expect(names(settled)).toContain('invoke_agent Claude Code');
+    expect(names(first)).toContain('execute_tool Bash');
+    const ended = await feed(t, file, lines.slice(8, 9));
+    expect(names(ended)).toEqual(['invoke_agent Claude Code']);
     expect(recorded.size).toBe(1);
     expect(t.unfinished).toBe(false);
   });
 
-  it('sends open work as incomplete on an idle flush, and once more when it completes; never a changed complete span', async () => {
+  it('without an end record, the root waits for the next prompt', async () => {
+    const lines = (await fixture('turn-end-markers')).filter(
+      (l) => !l.includes('"turn_duration"') && !l.includes('"stop_hook_summary"'),
+    );
+    const { t, file } = await tracker();
+    const prompt = lines.findIndex((l, i) => i > 1 && l.includes('And how many are published'));
+    expect(names(await feed(t, file, lines.slice(0, prompt)))).not.toContain(
+      'invoke_agent Claude Code',
+    );
+    const next = await feed(t, file, lines.slice(prompt, prompt + 1));
+    expect(next.filter((o) => o.span.name === 'invoke_agent Claude Code')).toHaveLength(1);
+    expect(next.find((o) => o.span.parentSpanId === null)?.span.attributes).toMatchObject({
+      'claude_code.turn.index': 0,
+      'claude_code.turn.end_state': 'completed',
+    });
+  });
+
+  it('holds a turn with a background agent until its task-notification, past a first turn_duration', async () => {
+    const lines = await fixture('async-agent');
+    const sub = join(HAND, 'async-agent', '48399214-22ef-419f-ad7a-1208900fce69', 'subagents');
+    const agentLines = (await readFile(join(sub, 'agent-a6d2f0b9c4e17a385.jsonl'), 'utf8'))
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    const { t, file } = await tracker();
+    const agentFile = join(dir, 'subagents', 'agent-a6d2f0b9c4e17a385.jsonl');
+    await import('node:fs/promises').then((fs) => fs.mkdir(join(dir, 'subagents')));
+    await writeFile(agentFile, `${agentLines.join('\n')}\n`);
+    t.addFile(agentFile);
+    await t.ingest(agentFile);
+    const firstEnd = lines.findIndex((l) => l.includes('"turn_duration"'));
+    // The agent has answered and the main thread wrote turn_duration: not yet over.
+    const early = await feed(t, file, lines.slice(0, firstEnd + 1));
+    expect(names(early)).not.toContain('invoke_agent Claude Code');
+    expect(names(early)).not.toContain('execute_tool Agent');
+    // The notification continues the turn; its last turn_duration ends it.
+    const rest = await feed(t, file, lines.slice(firstEnd + 1));
+    expect(names(rest)).toContain('invoke_agent Claude Code');
+    expect(names(rest)).toContain('execute_tool Agent');
+    expect(recorded.size).toBe(1);
+  });
+
+  it('sends open work as incomplete on an idle flush, and again (same ids) what changed when it completes', async () => {
     const lines = await fixture('running-tool');
     const { t, file } = await tracker();
     await feed(t, file, lines);
@@ -149,8 +198,26 @@ describe('session tracker', () => {
         ],
       },
     });
-    const resumed = await feed(t, file, [result]);
+    // The result alone: the response that issued the call may still be streaming.
+    const waiting = await feed(t, file, [result]);
     expect(t.flushMode).toBe('normal');
+    expect(waiting.some((o) => o.span.spanId === bash?.span.spanId)).toBe(false);
+    const answer = JSON.stringify({
+      parentUuid: 'u-result',
+      isSidechain: false,
+      type: 'assistant',
+      sessionId: 'sess',
+      uuid: 'a-answer',
+      timestamp: '2026-02-26T14:12:03.000Z',
+      message: {
+        id: 'msg_answer',
+        model: 'claude-opus-4-6',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'All green.' }],
+        usage: { input_tokens: 5, output_tokens: 9 },
+      },
+    });
+    const resumed = await feed(t, file, [answer]);
     expect(resumed.find((o) => o.span.spanId === bash?.span.spanId)?.span.complete).toBe(true);
     // The Read call was sent complete before; its content did not change, so it is not resent.
     expect(names(resumed)).not.toContain('execute_tool Read');
@@ -168,10 +235,8 @@ describe('session tracker', () => {
         prices,
         spanOptions: { content: 'labels', maxAttributeBytes: 2048 },
         parse: {},
-        settleMs: 0,
         records: records(),
         log: silentLogger,
-        now: () => clock,
       },
       { files: {}, skip: 0, baseline: Buffer.byteLength(history), live: false, turns: {} },
     );

@@ -1,17 +1,23 @@
 // `ccotel watch`: follows the projects dirs and sends each span as soon as the
 // work it describes is over. Wiring only; the parts:
 //   dir-watcher (fs.watch)  → which file changed
+//   event-router            → which session it concerns, and what happened
+//   session-schedule        → per session: one job chain, batched rebuilds, idle timer
 //   session-tracker         → tail it, fold into core state, rebuild the turns
-//                             it touched, queue spans whose content is final
+//                             it touched, queue spans that are final (core/finality.ts)
 //   delivery-queue          → batch, send, retry through outages
-//   watch-state / export-records → what was delivered, durable across kill -9
+//   startup-plan, watch-state, state-saver, export-records
+//                           → what to load at start, what was delivered, durable across kill -9
+// Time comes from the injected clock (core/clock.ts), so timing is tested without sleeps.
 // Sessions are loaded while active and unloaded once quiet for --idle-timeout
 // and fully delivered, so memory follows the sessions in use, not the history.
-import { stat } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Resource } from '@opentelemetry/resources';
 import type { PriceTable } from '../../core/pricing.js';
 import type { Settings } from '../../core/settings.js';
+import type { Clock } from '../../core/clock.js';
+import { systemClock } from '../../adapters/system-clock.js';
+import { fileInfo } from '../../adapters/file-info.js';
 import { walkDirs, type DirListing } from '../../adapters/dir-walk.js';
 import { watchDirs, type DirWatcher, type WatchEvent } from '../../adapters/dir-watcher.js';
 import type { Logger } from '../../adapters/logger.js';
@@ -22,14 +28,17 @@ import { otlpSink, type RetryPolicy, type SpanSink } from '../span-sink.js';
 import { createDeliveryQueue, type Batch } from './delivery-queue.js';
 import { createMalformedLines } from './malformed-lines.js';
 import { openExportRecords } from './export-records.js';
-import { classifyPath, isWatchedPath, sessionKeyOf } from './file-kind.js';
-import { SessionTracker, type Outgoing, type TrackerContext } from './session-tracker.js';
+import { isWatchedPath } from './file-kind.js';
+import { EventRouter, isUnder, type Route } from './event-router.js';
+import { SessionSchedule } from './session-schedule.js';
+import { byTracker, takeRoundRobin, type Sent as OutboxItem } from './outbox-routing.js';
+import { newRecord, planSession } from './startup-plan.js';
+import { SessionTracker, type TrackerContext } from './session-tracker.js';
 import { scanProjects } from './startup-scan.js';
 import { createStateSaver } from './state-saver.js';
 import {
   loadWatchState,
   watchStatePath,
-  type FileRecord,
   type SessionRecord,
   type WatchState,
 } from './watch-state.js';
@@ -43,8 +52,6 @@ export interface WatchOptions {
   backfill: boolean;
   /** Process what is there, send what is complete, and stop. */
   once: boolean;
-  /** How long a closed turn must stay unchanged before its root leaves (default 1500 ms). */
-  settleMs?: number;
   /** Batching of new lines before a rebuild (default 10 ms). */
   recomputeDelayMs?: number;
   /** Linger before a send, to batch spans completing together (default 5 ms). */
@@ -53,6 +60,8 @@ export interface WatchOptions {
   stopFlushMs?: number;
   /** Where spans go; default OTLP/HTTP to settings.endpoint. */
   makeSink?: (policy: RetryPolicy) => SpanSink;
+  /** Time and timers (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface WatchDaemon {
@@ -71,54 +80,31 @@ interface SessionEntry {
   /** Persisted view; authoritative while the session is not loaded. */
   record: SessionRecord;
   tracker: SessionTracker | null;
-  /** Everything touching one session runs in order on this chain. */
-  chain: Promise<void>;
-  recomputeTimer: NodeJS.Timeout | null;
-  wakeTimer: NodeJS.Timeout | null;
-  idleTimer: NodeJS.Timeout | null;
-  /** Duration of the last rebuild and when it ended (monotonic ms): rebuilds cost O(session). */
-  lastCostMs: number;
-  lastRebuildAt: number;
+  /** Everything touching the session runs in order on its schedule. */
+  schedule: SessionSchedule;
 }
 
-interface Sent {
-  entry: SessionEntry;
-  tracker: SessionTracker;
-  out: Outgoing;
-}
+type Sent = OutboxItem<SessionEntry>;
 
-const newRecord = (): SessionRecord => ({
-  files: {},
-  skip: 0,
-  baseline: null,
-  live: true,
-  turns: {},
-});
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+const sleepOn = (clock: Clock, ms: number): Promise<void> =>
+  new Promise((r) => clock.setTimer(Math.max(0, ms), r));
 
-/** Waits for work, but not past a deadline; the timer is cleared so it cannot hold the process open. */
-async function until(work: Promise<unknown>, deadline: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
+/** Waits for work, but not past a deadline (epoch ms); the timer is cancelled so it cannot hold the process open. */
+async function until(clock: Clock, work: Promise<unknown>, deadline: number): Promise<void> {
+  let cancel = (): void => undefined;
   const expired = new Promise<void>((r) => {
-    timer = setTimeout(r, Math.max(0, deadline - Date.now()));
+    cancel = clock.setTimer(Math.max(0, deadline - clock.now()), r).cancel;
   });
   try {
     await Promise.race([work, expired]);
   } finally {
-    clearTimeout(timer);
+    cancel();
   }
-}
-const isUnder = (path: string, dir: string): boolean => path === dir || path.startsWith(dir + sep);
-
-async function fileRecord(path: string): Promise<(FileRecord & { mtimeMs: number }) | null> {
-  const info = await stat(path).catch(() => null);
-  return info === null || !info.isFile()
-    ? null
-    : { ino: info.ino, size: info.size, mtimeMs: info.mtimeMs };
 }
 
 export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const { settings, log, once } = options;
+  const clock = options.clock ?? systemClock;
   const stateDir = settings.stateDir ?? '.';
   // One ccotel per state dir: a second daemon would send every span again.
   const lock = await lockStateDir(stateDir, 'watch', { warn: (m) => log.warn(m) });
@@ -131,11 +117,9 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     prices: options.prices,
     spanOptions,
     parse: parseOptionsFor(spanOptions),
-    settleMs: options.settleMs ?? 1500,
     records,
     log,
-    malformed: createMalformedLines(log, () => performance.now()),
-    now: () => performance.now(),
+    malformed: createMalformedLines(log, () => clock.monotonic()),
   };
 
   const saved = await loadWatchState(stateDir);
@@ -148,10 +132,10 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   }
   const prior: WatchState | null = saved.kind === 'ok' ? saved.value : null;
   const firstStart = prior === null;
-  const createdAt = prior?.createdAt ?? new Date().toISOString();
+  const createdAt = prior?.createdAt ?? new Date(clock.now()).toISOString();
 
   const entries = new Map<string, SessionEntry>();
-  const flatOwners = new Map<string, string>();
+  const router = new EventRouter({ roots, ownerOf });
   let stopping = false;
   let rotation = 0;
 
@@ -167,22 +151,8 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const persistSoon = saver.saveSoon;
 
   // ---- sessions ------------------------------------------------------------
-  const run = (entry: SessionEntry, job: () => Promise<void> | void): Promise<void> => {
-    entry.chain = entry.chain
-      .then(job)
-      .catch((err: unknown) =>
-        log.error('session processing failed', { session: entry.sessionId, error: err }),
-      );
-    return entry.chain;
-  };
-
-  const clearTimers = (entry: SessionEntry): void => {
-    for (const t of [entry.recomputeTimer, entry.wakeTimer, entry.idleTimer])
-      if (t !== null) clearTimeout(t);
-    entry.recomputeTimer = null;
-    entry.wakeTimer = null;
-    entry.idleTimer = null;
-  };
+  const run = (entry: SessionEntry, job: () => Promise<void> | void): Promise<void> =>
+    entry.schedule.run(job);
 
   const entryFor = (key: string, sessionId: string): SessionEntry => {
     let entry = entries.get(key);
@@ -192,12 +162,12 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
         sessionId,
         record: newRecord(),
         tracker: null,
-        chain: Promise.resolve(),
-        recomputeTimer: null,
-        wakeTimer: null,
-        idleTimer: null,
-        lastCostMs: 0,
-        lastRebuildAt: 0,
+        schedule: new SessionSchedule({
+          clock,
+          rebuildDelayMs: recomputeDelayMs,
+          onError: (err) =>
+            log.error('session processing failed', { session: sessionId, error: err }),
+        }),
       };
       entries.set(key, entry);
     }
@@ -208,7 +178,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     if (entry.tracker === null) return;
     entry.record = entry.tracker.toRecord(false);
     entry.tracker = null;
-    clearTimers(entry);
+    entry.schedule.cancelTimers();
     log.debug('session quiet and delivered; unloaded', { session: entry.sessionId });
     persistSoon();
   };
@@ -223,40 +193,16 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const recomputeNow = (entry: SessionEntry): void => {
     const t = entry.tracker;
     if (t === null) return;
-    if (entry.wakeTimer !== null) clearTimeout(entry.wakeTimer);
-    entry.wakeTimer = null;
-    const started = performance.now();
-    const queued = t.recompute();
-    entry.lastRebuildAt = performance.now();
-    entry.lastCostMs = entry.lastRebuildAt - started;
-    if (queued) queue.kick();
-    if (t.nextWake !== null && !stopping) {
-      entry.wakeTimer = setTimeout(
-        () => {
-          entry.wakeTimer = null;
-          void run(entry, () => recomputeNow(entry));
-        },
-        Math.max(1, t.nextWake - performance.now() + 1),
-      );
-    }
+    if (entry.schedule.timed(() => t.recompute())) queue.kick();
     maybeDemote(entry);
   };
 
   const scheduleRecompute = (entry: SessionEntry): void => {
-    if (entry.recomputeTimer !== null || stopping) return;
-    // A rebuild re-derives the whole session (~5 µs a record): in a huge session,
-    // batch more lines per rebuild so that it never takes more than ~1/3 of the CPU.
-    const spacing = 3 * entry.lastCostMs - (performance.now() - entry.lastRebuildAt);
-    entry.recomputeTimer = setTimeout(
-      () => {
-        entry.recomputeTimer = null;
-        void run(entry, async () => {
-          await entry.tracker?.catchUp();
-          recomputeNow(entry);
-        });
-      },
-      Math.max(recomputeDelayMs, spacing),
-    );
+    if (stopping) return;
+    entry.schedule.requestRebuild(async () => {
+      await entry.tracker?.catchUp();
+      recomputeNow(entry);
+    });
   };
 
   const idleFlush = (entry: SessionEntry): void => {
@@ -271,13 +217,8 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   };
 
   const startIdleTimer = (entry: SessionEntry, delayMs: number): void => {
-    if (entry.idleTimer !== null) clearTimeout(entry.idleTimer);
-    entry.idleTimer = null;
     if (once || stopping) return;
-    entry.idleTimer = setTimeout(() => {
-      entry.idleTimer = null;
-      void run(entry, () => idleFlush(entry));
-    }, delayMs);
+    entry.schedule.armIdle(delayMs, () => idleFlush(entry));
   };
 
   /** Loads a session (every file from byte 0) and queues what is ready. */
@@ -289,7 +230,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
       const nested = await subagentFiles(sessionDir);
       for (const a of nested.agents) tracker.addFile(a.file);
       for (const m of nested.metas) tracker.addFile(m);
-      for (const [path, key] of flatOwners) if (key === entry.key) tracker.addFile(path);
+      for (const path of router.flatAgentsOf(entry.key)) tracker.addFile(path);
       await tracker.load();
       // Deleted (or stopping) while it was being read.
       if (entries.get(entry.key) !== entry || stopping) return;
@@ -300,8 +241,8 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
         ...Object.keys(entry.record.files),
         ...nested.agents.map((a) => a.file),
       ];
-      const mtimes = await Promise.all(paths.map(async (p) => (await fileRecord(p))?.mtimeMs ?? 0));
-      const quietFor = Date.now() - Math.max(0, ...mtimes);
+      const mtimes = await Promise.all(paths.map(async (p) => (await fileInfo(p))?.mtimeMs ?? 0));
+      const quietFor = clock.now() - Math.max(0, ...mtimes);
       log.debug('session loaded', { session: entry.sessionId, quietForMs: Math.round(quietFor) });
       if (!once && quietFor >= idleMs) {
         // Long quiet (history being backfilled, or a session left mid-turn): flush now.
@@ -323,10 +264,10 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     });
 
   const drop = (entry: SessionEntry): void => {
-    clearTimers(entry);
+    entry.schedule.stop();
     entries.delete(entry.key);
     entry.tracker = null;
-    for (const [path, key] of flatOwners) if (key === entry.key) flatOwners.delete(path);
+    router.forgetSession(entry.key);
     log.info('session file deleted; forgetting the session', { session: entry.sessionId });
     persistSoon();
   };
@@ -334,26 +275,11 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const forgetFile = (entry: SessionEntry, path: string): void => {
     delete entry.record.files[path];
     entry.tracker?.forget(path);
-    flatOwners.delete(path);
+    router.forgetFile(path);
     persistSoon();
   };
 
   // ---- delivery ------------------------------------------------------------
-  const groupByTracker = (
-    items: Sent[],
-  ): Map<SessionTracker, { entry: SessionEntry; outs: Outgoing[] }> => {
-    const groups = new Map<SessionTracker, { entry: SessionEntry; outs: Outgoing[] }>();
-    for (const item of items) {
-      let g = groups.get(item.tracker);
-      if (g === undefined) {
-        g = { entry: item.entry, outs: [] };
-        groups.set(item.tracker, g);
-      }
-      g.outs.push(item.out);
-    }
-    return groups;
-  };
-
   const queue = createDeliveryQueue<Sent>({
     makeSink: options.makeSink ?? ((policy) => otlpSink(settings, options.resource, policy)),
     log,
@@ -362,20 +288,12 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
     lingerMs: options.lingerMs ?? 5,
     maxBatchSpans: settings.maxBatchSpans,
     pull(max): Batch<Sent> {
-      const active = [...entries.values()].filter((e) => e.tracker?.hasOutbox === true);
-      const items: Sent[] = [];
-      // Round robin: one busy session cannot starve the others.
-      for (let i = 0; i < active.length && items.length < max; i += 1) {
-        const entry = active[(i + rotation) % active.length];
-        const tracker = entry?.tracker;
-        if (entry === undefined || tracker === null || tracker === undefined) continue;
-        for (const out of tracker.take(max - items.length)) items.push({ entry, tracker, out });
-      }
+      const items = takeRoundRobin(entries.values(), rotation, max);
       rotation += 1;
       return { items, spans: items.map((i) => i.out.span) };
     },
     async onAccepted(items) {
-      for (const [tracker, { entry, outs }] of groupByTracker(items)) {
+      for (const [tracker, { entry, outs }] of byTracker(items)) {
         tracker.ack(outs);
         if (entry.tracker === tracker) void run(entry, () => maybeDemote(entry));
       }
@@ -383,67 +301,46 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
       await persist();
     },
     async onRefused(items) {
-      for (const [tracker, { entry, outs }] of groupByTracker(items)) {
+      for (const [tracker, { entry, outs }] of byTracker(items)) {
         tracker.reject(outs);
         if (entry.tracker === tracker) void run(entry, () => maybeDemote(entry));
       }
       await persist();
     },
     onReturned(items) {
-      for (const [tracker, { outs }] of groupByTracker(items)) tracker.requeue(outs);
+      for (const [tracker, { outs }] of byTracker(items)) tracker.requeue(outs);
     },
   });
 
   // ---- filesystem events -----------------------------------------------------
-  const rootOf = (path: string): string | undefined => roots.find((r) => isUnder(path, r));
+  const apply = async (route: Route): Promise<void> => {
+    if (route.kind === 'dir-removed') {
+      for (const entry of [...entries.values()]) {
+        if (isUnder(entry.key, route.path)) drop(entry);
+        else
+          for (const path of Object.keys(entry.record.files))
+            if (isUnder(path, route.path)) forgetFile(entry, path);
+      }
+      return;
+    }
+    if (route.kind !== 'changed') {
+      const entry = entries.get(route.key);
+      if (entry === undefined) return;
+      if (route.kind === 'session-removed') drop(entry);
+      else forgetFile(entry, route.path);
+      return;
+    }
+    const entry = entryFor(route.key, route.sessionId);
+    if (entry.record.files[route.path] === undefined && entry.tracker?.hasFile(route.path) !== true)
+      entry.record.files[route.path] = { ino: 0, size: 0 };
+    if (entry.tracker === null) void activate(entry);
+    await ingest(entry, route.path);
+  };
 
   const handleEvent = async (ev: WatchEvent): Promise<void> => {
     if (stopping) return;
-    if (ev.type === 'unlinkDir') {
-      for (const entry of [...entries.values()]) {
-        if (isUnder(entry.key, ev.path)) drop(entry);
-        else
-          for (const path of Object.keys(entry.record.files))
-            if (isUnder(path, ev.path)) forgetFile(entry, path);
-      }
-      return;
-    }
-    const root = rootOf(ev.path);
-    const kind = root === undefined ? null : classifyPath(ev.path, root);
-    if (kind === null) return;
-    let key: string;
-    let sessionId: string;
-    if (kind.kind === 'flat-agent') {
-      const known = flatOwners.get(ev.path);
-      if (known !== undefined) {
-        key = known;
-        sessionId = entries.get(known)?.sessionId ?? '';
-      } else {
-        if (ev.type === 'unlink') return;
-        // 2.0.x: the owner is named on the file's first line; not written yet → next event.
-        const owner = await ownerOf(ev.path);
-        if (owner === null || stopping) return;
-        key = sessionKeyOf(kind.projectDir, owner);
-        sessionId = owner;
-        flatOwners.set(ev.path, key);
-      }
-    } else {
-      key = kind.sessionKey;
-      sessionId = kind.sessionId;
-    }
-    if (ev.type === 'unlink') {
-      const entry = entries.get(key);
-      if (entry === undefined) return;
-      if (kind.kind === 'main') drop(entry);
-      else forgetFile(entry, ev.path);
-      return;
-    }
-    const entry = entryFor(key, sessionId);
-    if (entry.record.files[ev.path] === undefined && entry.tracker?.hasFile(ev.path) !== true) {
-      entry.record.files[ev.path] = { ino: 0, size: 0 };
-    }
-    if (entry.tracker === null) void activate(entry);
-    await ingest(entry, ev.path);
+    const route = await router.route(ev);
+    if (route !== null && !stopping) await apply(route);
   };
 
   let scanned = false;
@@ -459,7 +356,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   };
 
   const wanted = (path: string, isDir: boolean | undefined): boolean => {
-    const root = rootOf(path);
+    const root = router.rootOf(path);
     return root !== undefined && isWatchedPath(path, isDir, root);
   };
   let watcher: DirWatcher | null = null;
@@ -487,38 +384,17 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   // The dirs as the watcher's walk listed them (one walk for both); --once walks without watching.
   const listing: DirListing =
     watcher?.takeListing() ?? walkDirs(roots, { wantDir: (p) => wanted(p, true) });
+  const startedAt = clock.now();
   for (const { files: s, current, lastWrite, flatAgents } of scanProjects(roots, listing, log)) {
     const key = s.mainFile;
-    for (const file of flatAgents) flatOwners.set(file, key);
-    const was = prior?.sessions[key];
+    for (const file of flatAgents) router.noteFlatAgent(file, key, s.sessionId);
     const entry = entryFor(key, s.sessionId);
-    let load: boolean;
-    if (was === undefined && firstStart && !options.backfill) {
-      // First start: what is there is history. Note where it ends; read it only if the session is in use.
-      load = Date.now() - lastWrite < idleMs;
-      entry.record = {
-        files: current,
-        skip: 0,
-        baseline: current[s.mainFile]?.size ?? 0,
-        live: load,
-        turns: {},
-      };
-    } else if (was === undefined) {
-      entry.record = { ...newRecord(), files: current };
-      load = true;
-    } else {
-      const changed = Object.entries(current).some(
-        ([p, f]) => was.files[p]?.ino !== f.ino || was.files[p]?.size !== f.size,
-      );
-      // Files as they are now: a loaded session re-reads them all anyway, an unchanged one has these.
-      entry.record = { ...was, files: current, turns: { ...was.turns } };
-      if (options.backfill) {
-        entry.record.skip = 0;
-        entry.record.baseline = null;
-      }
-      load = was.live || changed || options.backfill;
-    }
-    if (load) toLoad.push({ entry, lastWrite });
+    const plan = planSession(
+      { key, current, lastWrite },
+      { prior, backfill: options.backfill, now: startedAt, idleMs },
+    );
+    entry.record = plan.record;
+    if (plan.load) toLoad.push({ entry, lastWrite });
   }
   // Saved at once: a daemon killed before its first delivery must not take the
   // sessions written meanwhile for history on its next start.
@@ -539,7 +415,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   /** Waits until a loaded session has nothing left to send (or delivery gave up). */
   const drained = async (entry: SessionEntry): Promise<void> => {
     for (;;) {
-      await entry.chain;
+      await entry.schedule.idle();
       const t = entry.tracker;
       if (t === null || t.pending === 0 || stopping || queue.gaveUp) return;
       queue.kick();
@@ -554,28 +430,28 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
       if (stopping) break;
       await activate(entry);
       // History is delivered and unloaded one session at a time: memory stays bounded.
-      if (once || Date.now() - lastWrite >= idleMs) {
+      if (once || clock.now() - lastWrite >= idleMs) {
         await drained(entry);
         await run(entry, () => maybeDemote(entry));
       }
     }
   })();
 
+  const rebuildsPending = (): boolean =>
+    [...entries.values()].some((e) => e.schedule.rebuildPending);
   const settledAll = async (): Promise<void> => {
     for (;;) {
       await ready;
-      await Promise.all([...entries.values()].map((e) => e.chain));
-      const timers = [...entries.values()].some((e) => e.recomputeTimer !== null);
-      if (timers) {
-        await sleep(recomputeDelayMs + 1);
+      await Promise.all([...entries.values()].map((e) => e.schedule.idle()));
+      if (rebuildsPending()) {
+        await sleepOn(clock, recomputeDelayMs + 1);
         continue;
       }
       await queue.whenIdle();
       const outstanding = [...entries.values()].some(
         (e) => e.tracker !== null && e.tracker.hasOutbox,
       );
-      const moreTimers = [...entries.values()].some((e) => e.recomputeTimer !== null);
-      if ((!outstanding || queue.gaveUp || stopping) && !moreTimers && !queue.busy) return;
+      if ((!outstanding || queue.gaveUp || stopping) && !rebuildsPending() && !queue.busy) return;
       if (outstanding) queue.kick();
     }
   };
@@ -590,16 +466,16 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const stop = (reason = 'stop'): Promise<number> => {
     if (stopPromise !== null) return stopPromise;
     stopPromise = (async () => {
-      const deadline = Date.now() + (options.stopFlushMs ?? 3000);
+      const deadline = clock.now() + (options.stopFlushMs ?? 3000);
       log.info('stopping; flushing what is complete', { reason });
       stopping = true;
       await watcher?.close();
       saver.cancelSoon();
       const flushes: Promise<void>[] = [];
       for (const entry of entries.values()) {
-        clearTimers(entry);
+        entry.schedule.stop();
         if (entry.tracker !== null) {
-          // Closed turns leave now instead of waiting to settle.
+          // Turns the transcript shows as ended leave now (core/finality.ts, mode final).
           const tracker = entry.tracker;
           flushes.push(
             run(entry, async () => {
@@ -611,10 +487,10 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
           );
         }
       }
-      await until(Promise.all(flushes), deadline);
-      await until(settledAll(), deadline);
+      await until(clock, Promise.all(flushes), deadline);
+      await until(clock, settledAll(), deadline);
       queue.abort();
-      await until(queue.whenIdle(), Date.now() + 300);
+      await until(clock, queue.whenIdle(), clock.now() + 300);
       await persist();
       const undelivered = [...entries.values()].reduce((n, e) => n + (e.tracker?.pending ?? 0), 0);
       log.info('stopped', { undeliveredSpans: undelivered, malformedLines: ctx.malformed?.count });

@@ -5,15 +5,13 @@
 // Sessions are keyed by their main file's path, which exists in name before
 // the file does (a sub-agent file can be seen first).
 import { basename, dirname, join, sep } from 'node:path';
+import { agentIdOfFile, agentIdOfMeta } from '../../core/turn-lifecycle.js';
 
 export type FileKind =
   | { kind: 'main'; sessionKey: string; sessionId: string }
   | { kind: 'agent'; sessionKey: string; sessionId: string; agentId: string }
   | { kind: 'meta'; sessionKey: string; sessionId: string; agentId: string }
   | { kind: 'flat-agent'; projectDir: string; agentId: string };
-
-const AGENT_FILE = /^agent-(.+)\.jsonl$/;
-const META_FILE = /^agent-(.+)\.meta\.json$/;
 
 export const sessionKeyOf = (projectDir: string, sessionId: string): string =>
   join(projectDir, `${sessionId}.jsonl`);
@@ -31,16 +29,16 @@ export function classifyPath(path: string, root: string): FileKind | null {
     const sessionId = parts[sub - 1] ?? '';
     const projectDir = parts.slice(0, sub - 1).join(sep) || sep;
     const sessionKey = sessionKeyOf(projectDir, sessionId);
-    const agent = AGENT_FILE.exec(name)?.[1];
-    if (agent !== undefined) return { kind: 'agent', sessionKey, sessionId, agentId: agent };
-    const meta = META_FILE.exec(name)?.[1];
-    if (meta !== undefined) return { kind: 'meta', sessionKey, sessionId, agentId: meta };
+    const agent = agentIdOfFile(name);
+    if (agent !== null) return { kind: 'agent', sessionKey, sessionId, agentId: agent };
+    const meta = agentIdOfMeta(name);
+    if (meta !== null) return { kind: 'meta', sessionKey, sessionId, agentId: meta };
     return null;
   }
   // Main and flat agent files sit directly in a project dir (or in the root itself).
   if (!name.endsWith('.jsonl') || depth > 2) return null;
-  const flat = AGENT_FILE.exec(name)?.[1];
-  if (flat !== undefined) return { kind: 'flat-agent', projectDir: dirname(path), agentId: flat };
+  const flat = agentIdOfFile(name);
+  if (flat !== null) return { kind: 'flat-agent', projectDir: dirname(path), agentId: flat };
   const sessionId = name.slice(0, -'.jsonl'.length);
   return { kind: 'main', sessionKey: path, sessionId };
 }

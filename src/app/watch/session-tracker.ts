@@ -1,10 +1,9 @@
 // One followed session: its files tailed into the core reducer, and after each
 // batch of new lines the turns it touched rebuilt with the same span builder
-// `ccotel export` uses. Spans whose content is final (readiness.ts) and not
+// `ccotel export` uses. Spans whose content is final (core/finality.ts) and not
 // yet sent (turn-book.ts) go to the outbox, which the delivery queue drains.
 // Holding no spans beyond the outbox, a tracker re-derives anything not yet
 // acknowledged from the transcript itself: a collector outage costs no memory.
-import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { finish } from '../../core/assemble.js';
 import { parseAgentMeta } from '../../core/agent-meta.js';
@@ -23,13 +22,15 @@ import {
 import type { SpanData, SpanOptions } from '../../core/span-data.js';
 import { traceIdFor } from '../../core/span-ids.js';
 import { buildTurnSpans } from '../../core/spans.js';
+import { turnFinality, type FlushMode } from '../../core/finality.js';
+import { createThreads, observe, type Threads } from '../../core/thread-progress.js';
+import { AGENT_FILE, agentIdOfMeta } from '../../core/turn-lifecycle.js';
 import { createFileTailer, type FileTailer } from '../../adapters/file-tailer.js';
+import { readWhole } from '../../adapters/file-info.js';
 import type { Logger } from '../../adapters/logger.js';
 import { digestOf } from '../session-spans.js';
 import type { ExportRecords } from './export-records.js';
 import type { MalformedLines } from './malformed-lines.js';
-import { readySpanIds, turnHolds } from './readiness.js';
-import { createThreads, observe, type Threads } from './threads.js';
 import {
   createBook,
   fullyDelivered,
@@ -44,14 +45,10 @@ export interface TrackerContext {
   prices: PriceTable;
   spanOptions: SpanOptions;
   parse: ParseOptions;
-  /** How long a closed turn must stay unchanged before its root leaves. */
-  settleMs: number;
   records: ExportRecords;
   log: Logger;
   /** Told of the malformed lines read (logged once each, counted). */
   malformed?: MalformedLines;
-  /** Monotonic milliseconds. */
-  now(): number;
 }
 
 export interface Outgoing {
@@ -60,13 +57,7 @@ export interface Outgoing {
   book: TurnBook;
 }
 
-/**
- * normal: spans leave as they become final;
- * idle:   the session has been quiet for --idle-timeout: open work leaves too,
- *         marked incomplete (until new lines arrive);
- * final:  shutting down or --once: closed turns leave without waiting to settle.
- */
-export type FlushMode = 'normal' | 'idle' | 'final';
+export type { FlushMode };
 
 type Role = 'main' | 'agent' | 'meta';
 
@@ -79,14 +70,11 @@ interface TrackedFile {
   seen: FileRecord | null;
 }
 
-const AGENT_FILE = /^agent-(.+)\.jsonl$/;
-const META_FILE = /^agent-(.+)\.meta\.json$/;
-
 function roleOf(path: string, sessionKey: string): { role: Role; agentId: string | null } {
   if (path === sessionKey) return { role: 'main', agentId: null };
   const name = basename(path);
-  const meta = META_FILE.exec(name)?.[1];
-  if (meta !== undefined) return { role: 'meta', agentId: meta };
+  const meta = agentIdOfMeta(name);
+  if (meta !== null) return { role: 'meta', agentId: meta };
   return { role: 'agent', agentId: AGENT_FILE.exec(name)?.[1] ?? name };
 }
 
@@ -110,8 +98,6 @@ export class SessionTracker {
   private caughtUp = 0;
   /** Per agent: turn, spawning call, type and description when last built. */
   private readonly agentSeen = new Map<string, string>();
-  /** When a closed turn will have settled (monotonic ms), if one is waiting. */
-  nextWake: number | null = null;
 
   constructor(key: string, sessionId: string, ctx: TrackerContext, record: SessionRecord) {
     this.key = key;
@@ -253,29 +239,26 @@ export class SessionTracker {
   }
 
   private async readMeta(f: TrackedFile): Promise<boolean> {
-    const info = await stat(f.path).catch(() => null);
-    if (info === null) return false;
-    if (f.seen !== null && f.seen.ino === info.ino && f.seen.size === info.size) return false;
-    const text = await readFile(f.path, 'utf8').catch(() => null);
+    const file = await readWhole(f.path);
+    if (file === null) return false;
+    if (f.seen !== null && f.seen.ino === file.ino && f.seen.size === file.size) return false;
     // A sidecar caught mid-write is read again on its next change event.
-    const meta = text === null ? null : parseAgentMeta(f.path, text);
+    const meta = parseAgentMeta(f.path, file.text);
     if (meta === null) return false;
-    f.seen = { ino: info.ino, size: info.size };
+    f.seen = { ino: file.ino, size: file.size };
     addAgentMeta(this.state, meta);
     return true;
   }
 
   /** Rebuilds the turns that may have changed and refills the outbox. True if spans were queued. */
   recompute(): boolean {
-    const now = this.ctx.now();
     const model = finish(this.state);
     const firstNew = this.threads.seen;
     observe(this.threads, this.state.entries);
     const costs = costSession(model, this.ctx.prices);
-    this.nextWake = null;
     let queued = false;
     for (const index of this.turnsToRebuild(model, firstNew)) {
-      if (index >= this.skip && this.rebuildTurn(model, index, costs, now)) queued = true;
+      if (index >= this.skip && this.rebuildTurn(model, index, costs)) queued = true;
     }
     this.lastContextWindow = model.contextWindow;
     return queued;
@@ -346,12 +329,7 @@ export class SessionTracker {
     return book;
   }
 
-  private rebuildTurn(
-    model: SessionModel,
-    index: number,
-    costs: SessionCosts,
-    now: number,
-  ): boolean {
+  private rebuildTurn(model: SessionModel, index: number, costs: SessionCosts): boolean {
     const turn = model.turns[index];
     if (turn === undefined) return false;
     const traceId = traceIdFor(turn.promptUuid);
@@ -364,49 +342,27 @@ export class SessionTracker {
     book.digests = digests;
     book.digest = digest;
 
-    const closed = spans[0]?.complete === true;
-    if (!closed) {
-      book.closedSince = null;
-      book.closedDigest = null;
-    } else if (book.closedDigest !== digest) {
-      book.closedSince = now;
-      book.closedDigest = digest;
-    }
-    // Trailing lines (a prompt-suggestion side call) can follow a turn-end record:
-    // the root waits until the closed turn stayed unchanged for settleMs.
-    const since = book.closedSince ?? now;
-    const settled = closed && (this.flush !== 'normal' || now - since >= this.ctx.settleMs);
-    if (closed && !settled)
-      this.nextWake = Math.min(this.nextWake ?? Infinity, since + this.ctx.settleMs);
-    book.final = settled && (this.flush === 'idle' || !turnHolds(model, this.threads, turn));
-    const ready =
-      book.final || this.flush === 'idle' ? null : readySpanIds(model, this.threads, turn);
+    const finality = turnFinality(model, this.threads, turn, this.flush);
+    // An idle flush sends open work as it stands; only a closed turn is done with.
+    book.final = finality.all && (this.flush !== 'idle' || spans[0]?.complete === true);
+    const ready = finality.all ? null : finality.ready;
 
     let queued = false;
     const ids = new Set<string>();
-    book.conflicts.clear();
     spans.forEach((span, i) => {
       const digestOfSpan = digests[i] ?? '';
       ids.add(span.spanId);
       const isReady = ready === null || ready.has(span.spanId);
-      const v = verdict(book, span.spanId, digestOfSpan, span.complete);
-      if (isReady && v === 'send') {
+      if (isReady && verdict(book, span.spanId, digestOfSpan) === 'send') {
         this.outbox.set(span.spanId, { span, digest: digestOfSpan, book });
         book.queued.add(span.spanId);
         queued = true;
       } else if (book.queued.has(span.spanId)) {
         this.unqueue(book, span.spanId);
       }
-      if (isReady && v === 'conflict') book.conflicts.add(span.spanId);
     });
     // Spans that left this turn (an agent linked to a call of another turn).
     for (const id of [...book.queued]) if (!ids.has(id)) this.unqueue(book, id);
-    if (book.conflicts.size > 0) {
-      this.ctx.log.debug(
-        'spans changed after they were sent; not resending them (a later `ccotel export` will)',
-        { session: this.sessionId, traceId, spans: book.conflicts.size },
-      );
-    }
     this.settleBook(book);
     return queued;
   }
@@ -419,12 +375,7 @@ export class SessionTracker {
   /** Records a turn delivered in full; marks a final turn finished once nothing is left to send. */
   private settleBook(book: TurnBook): void {
     if (book.queued.size > 0 || book.inflight.size > 0) return;
-    if (
-      book.conflicts.size === 0 &&
-      !book.inherited &&
-      book.recordedDigest !== book.digest &&
-      fullyDelivered(book)
-    ) {
+    if (!book.inherited && book.recordedDigest !== book.digest && fullyDelivered(book)) {
       this.ctx.records.record(book.traceId, book.digest);
       book.recordedDigest = book.digest;
     }
@@ -510,8 +461,7 @@ export class SessionTracker {
     const turns: Record<string, Record<string, SpanMark>> = {};
     for (const book of this.books.values()) {
       // Recorded in export-state with this content: nothing more to remember.
-      if (book.finished && book.recordedDigest === book.digest && book.conflicts.size === 0)
-        continue;
+      if (book.finished && book.recordedDigest === book.digest) continue;
       if (book.finished && book.inherited) continue;
       if (book.delivered.size > 0) turns[book.traceId] = marksOf(book);
     }

@@ -1,10 +1,11 @@
 // Delivery bookkeeping of one turn: which span ids went out, with which
 // content (a digest of the span) and whether they were complete then. The rule
-// it enforces: a span id is sent once; the one exception is a span first sent
-// as incomplete (idle-timeout flush) that later completes, which is sent again
-// with its final content. A span whose content changed after it was sent
-// complete is not resent; the turn is then left unrecorded in export-state, so
-// a later `ccotel export` delivers its final form.
+// it enforces: a span id is sent once per content. Spans leave only when final
+// (core/finality.ts), so a second send happens only when the content changed
+// after all: work sent incomplete at an idle timeout that completed later, or
+// a late fact; the span is then sent again, same id, with its latest content.
+// A turn inherited from an earlier run's record is not resent: its final form
+// is `ccotel export`'s to send.
 import { createHash } from 'node:crypto';
 import type { SpanData } from '../../core/span-data.js';
 import type { SpanMark } from './watch-state.js';
@@ -26,12 +27,7 @@ export interface TurnBook {
   digests: string[];
   /** digestOf(spans), the value export-state holds for a turn. */
   digest: string;
-  /** Ready spans whose content differs from what was sent. */
-  conflicts: Set<string>;
-  /** Monotonic time since which the turn has been closed with this digest. */
-  closedSince: number | null;
-  closedDigest: string | null;
-  /** Closed, settled and no agent still at work: every span may leave. */
+  /** Over and no agent still at work (core/finality.ts): every span may leave. */
   final: boolean;
   /** Final and nothing left to send: rebuilt only when new lines touch it. */
   finished: boolean;
@@ -41,7 +37,7 @@ export interface TurnBook {
   inherited: boolean;
 }
 
-export type Verdict = 'send' | 'skip' | 'conflict';
+export type Verdict = 'send' | 'skip';
 
 export function spanDigest(span: SpanData): string {
   return createHash('sha256').update(JSON.stringify(span)).digest('hex').slice(0, 16);
@@ -64,9 +60,6 @@ export function createBook(
     spans: [],
     digests: [],
     digest: '',
-    conflicts: new Set(),
-    closedSince: null,
-    closedDigest: null,
     final: false,
     finished: false,
     recordedDigest: null,
@@ -74,17 +67,10 @@ export function createBook(
   };
 }
 
-export function verdict(
-  book: TurnBook,
-  spanId: string,
-  digest: string,
-  complete: boolean,
-): Verdict {
+export function verdict(book: TurnBook, spanId: string, digest: string): Verdict {
   const prev = book.inflight.get(spanId) ?? book.delivered.get(spanId);
   if (prev === undefined) return 'send';
-  if (prev.digest === digest) return 'skip';
-  if (!prev.complete && complete) return 'send';
-  return 'conflict';
+  return prev.digest === digest || book.inherited ? 'skip' : 'send';
 }
 
 /** Every span of the latest build went out with exactly this content. */

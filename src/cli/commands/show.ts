@@ -63,6 +63,8 @@ export async function runShow(argv: string[], io: CommandIo): Promise<number> {
       until: isoDate('--until', values.until),
     },
     compact: values.compact === true,
+    write: io.stdout,
+    ...(io.stdoutDrained === undefined ? {} : { drained: () => io.stdoutDrained?.() }),
   });
   for (const note of result.notes) io.stderr(`ccotel: ${note}\n`);
   io.stdout(result.stdout);

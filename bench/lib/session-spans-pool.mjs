@@ -1,3 +1,8 @@
+// bench:convert's `workers` variant: ccotel's conversion spread over worker
+// threads. No command uses it (issue 11: slower than the plain path, with
+// about twice its peak RSS), so it lives here, beside the benchmark that
+// measures it, importing the built dist/. Compiled once from
+// src/app/session-spans-pool.ts; the notes below are the original's.
 // Sessions converted on worker threads, results in input order. Reading,
 // folding, assembling and building spans is CPU-bound and sessions are
 // independent, so on a 2-core machine two workers nearly halve a backfill;
@@ -6,40 +11,10 @@
 // are converted on the calling thread, with the same results.
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import type { PriceTable } from '../core/pricing.js';
-import type { SpanOptions } from '../core/span-data.js';
-import type { ReadWarning } from '../core/waterfall-row.js';
-import type { SessionFiles } from '../adapters/session-files.js';
-import { CliError } from '../adapters/cli-error.js';
-import { encodeSpanFields, type EncodedSpans } from '../adapters/otlp-encode.js';
-import { sessionSpans, type SessionSpans, type TurnSpans } from './session-spans.js';
-
-/** What a backfill needs of a session; the session model itself stays in the worker. */
-export interface SlimSessionSpans {
-  sessionId: string;
-  warnings: ReadWarning[];
-  ignoredLines: number;
-  turns: TurnSpans[];
-  unknownModels: string[];
-  unterminated: string[];
-}
-
-/** A turn of an EncodedSession: its spans are encoded.ends[from..to). */
-export interface EncodedTurn {
-  traceId: string;
-  startTime: number;
-  digest: string;
-  from: number;
-  to: number;
-}
-
-/** A session's spans already encoded as protobuf span fields (see assembleRequest). */
-export interface EncodedSession extends Omit<SlimSessionSpans, 'turns'> {
-  turns: EncodedTurn[];
-  encoded: EncodedSpans;
-}
-
-export function encodeSession(s: SessionSpans): EncodedSession {
+import { CliError } from '../../dist/adapters/cli-error.js';
+import { encodeSpanFields } from '../../dist/adapters/otlp-encode.js';
+import { sessionSpans } from '../../dist/app/session-spans.js';
+export function encodeSession(s) {
   const { turns, ...rest } = slimSessionSpans(s);
   const all = turns.flatMap((t) => t.spans);
   let from = 0;
@@ -56,18 +31,7 @@ export function encodeSession(s: SessionSpans): EncodedSession {
   });
   return { ...rest, turns: encodedTurns, encoded: encodeSpanFields(all) };
 }
-
-export interface PoolRequest {
-  id: number;
-  files: SessionFiles;
-}
-
-export type PoolResponse =
-  | { id: number; session: SlimSessionSpans }
-  | { id: number; encoded: EncodedSession }
-  | { id: number; error: { name: string; message: string; exitCode: unknown } };
-
-export function slimSessionSpans(s: SessionSpans): SlimSessionSpans {
+export function slimSessionSpans(s) {
   return {
     sessionId: s.model.sessionId,
     warnings: s.model.warnings,
@@ -77,36 +41,25 @@ export function slimSessionSpans(s: SessionSpans): SlimSessionSpans {
     unterminated: s.unterminated,
   };
 }
-
-export interface PoolOptions {
-  /** Worker threads; 0 converts on the calling thread. Default: one per core, at most 4, none on one core. */
-  workers?: number;
-  /** Sessions in flight per worker (results wait for earlier ones to keep input order). */
-  depth?: number;
-}
-
-export function defaultWorkers(): number {
+export function defaultWorkers() {
   const cores = availableParallelism();
   return cores < 2 ? 0 : Math.min(cores, 4);
 }
-
-const WORKER_URL = new URL('./session-spans-worker.js', import.meta.url);
-
-function revive(error: { name: string; message: string; exitCode: unknown }): Error {
+const WORKER_URL = new URL('./session-spans-worker.mjs', import.meta.url);
+function revive(error) {
   const code = error.exitCode;
   if (code === 1 || code === 2 || code === 3) return new CliError(error.message, code);
   const e = new Error(error.message);
   e.name = error.name;
   return e;
 }
-
 /** Starts `count` workers, or none: if one fails to start, the others are stopped. */
-async function startWorkers(count: number, data: object): Promise<Worker[]> {
+async function startWorkers(count, data) {
   const started = await Promise.allSettled(
     Array.from(
       { length: count },
       () =>
-        new Promise<Worker>((resolve, reject) => {
+        new Promise((resolve, reject) => {
           const worker = new Worker(WORKER_URL, { workerData: data });
           // 'online' comes before the module has loaded: wait for the worker's own word.
           worker.once('message', () => resolve(worker));
@@ -120,34 +73,28 @@ async function startWorkers(count: number, data: object): Promise<Worker[]> {
   await Promise.all(workers.map((w) => w.terminate()));
   return [];
 }
-
 /** Runs sessions through workers, yielding their responses in input order; null when no worker started. */
-async function* viaWorkers(
-  sessions: SessionFiles[],
-  count: number,
-  depth: number,
-  data: object,
-): AsyncGenerator<PoolResponse | null> {
+async function* viaWorkers(sessions, count, depth, data) {
   const workers = await startWorkers(count, data);
   if (workers.length === 0) {
     yield null;
     return;
   }
-  const results = new Map<number, PoolResponse>();
-  let wake: (() => void) | null = null;
-  let failure: Error | null = null;
+  const results = new Map();
+  let wake = null;
+  let failure = null;
   let next = 0;
-  const busy = new Map<Worker, number>(workers.map((w) => [w, 0]));
-  const dispatch = (worker: Worker): void => {
+  const busy = new Map(workers.map((w) => [w, 0]));
+  const dispatch = (worker) => {
     while (next < sessions.length && (busy.get(worker) ?? 0) < depth) {
-      const request: PoolRequest = { id: next, files: sessions[next] as SessionFiles };
+      const request = { id: next, files: sessions[next] };
       next += 1;
       busy.set(worker, (busy.get(worker) ?? 0) + 1);
       worker.postMessage(request);
     }
   };
   for (const worker of workers) {
-    worker.on('message', (response: PoolResponse) => {
+    worker.on('message', (response) => {
       busy.set(worker, (busy.get(worker) ?? 1) - 1);
       results.set(response.id, response);
       dispatch(worker);
@@ -167,12 +114,12 @@ async function* viaWorkers(
     for (let id = 0; id < sessions.length; id += 1) {
       while (!results.has(id)) {
         if (failure !== null) throw failure;
-        await new Promise<void>((resolve) => {
+        await new Promise((resolve) => {
           wake = resolve;
         });
         wake = null;
       }
-      const response = results.get(id) as PoolResponse;
+      const response = results.get(id);
       results.delete(id);
       if ('error' in response) throw revive(response.error);
       yield response;
@@ -181,22 +128,13 @@ async function* viaWorkers(
     await Promise.all(workers.map((w) => w.terminate()));
   }
 }
-
-const workerCount = (pool: PoolOptions, sessions: number): number =>
-  Math.min(pool.workers ?? defaultWorkers(), sessions);
-
+const workerCount = (pool, sessions) => Math.min(pool.workers ?? defaultWorkers(), sessions);
 /**
  * Runs `sessions` through the workers when there are any (and they start),
  * else in this thread; yields one result per session, in input order. `pick`
  * takes a worker's answer apart, `local` computes the same in this thread.
  */
-async function* mapSessions<T>(
-  sessions: SessionFiles[],
-  pool: PoolOptions,
-  request: { prices: PriceTable; options: SpanOptions; encode: boolean },
-  pick: (response: PoolResponse) => T | undefined,
-  local: (files: SessionFiles) => Promise<T>,
-): AsyncGenerator<T> {
+async function* mapSessions(sessions, pool, request, pick, local) {
   const count = workerCount(pool, sessions.length);
   if (count > 0) {
     let started = false;
@@ -215,14 +153,8 @@ async function* mapSessions<T>(
   }
   for (const files of sessions) yield await local(files);
 }
-
 /** Converts `sessions`, yielding each one's spans in input order. */
-export function mapSessionSpans(
-  sessions: SessionFiles[],
-  prices: PriceTable,
-  options: SpanOptions,
-  pool: PoolOptions = {},
-): AsyncGenerator<SlimSessionSpans> {
+export function mapSessionSpans(sessions, prices, options, pool = {}) {
   return mapSessions(
     sessions,
     pool,
@@ -231,17 +163,11 @@ export function mapSessionSpans(
     async (files) => slimSessionSpans(await sessionSpans(files, prices, options)),
   );
 }
-
 /**
  * Converts `sessions` and encodes their spans as protobuf span fields,
  * yielding each session in input order: the caller only assembles requests.
  */
-export function mapEncodedSessions(
-  sessions: SessionFiles[],
-  prices: PriceTable,
-  options: SpanOptions,
-  pool: PoolOptions = {},
-): AsyncGenerator<EncodedSession> {
+export function mapEncodedSessions(sessions, prices, options, pool = {}) {
   return mapSessions(
     sessions,
     pool,
