@@ -367,6 +367,10 @@ describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason}
           collector.otlpHttp,
           '--log-level',
           'debug',
+          // The fixture's last turn has no turn_duration: its root leaves once the
+          // session is quiet this long (docs/spans.md, When a span is final).
+          '--idle-timeout',
+          '2s',
         ],
         { NO_COLOR: '1' },
       );

@@ -74,6 +74,9 @@ function watch(receiver: OtlpReceiver, stateDir: string, ...extra: string[]): Wa
       stateDir,
       '--timeout',
       '2000',
+      // The fixtures' last turns have no turn_duration: their roots leave once quiet this long.
+      '--idle-timeout',
+      '2s',
       ...extra,
     ],
     { env: { PATH: process.env.PATH, HOME: base }, stdio: ['ignore', 'ignore', 'pipe'] },

@@ -289,9 +289,10 @@ describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => 
       const corpus = await makeCorpus(dirs.base, 0);
       const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
       receiver.limitSpans(20);
-      const running = await h.runDaemon(h.settingsFor(receiver, dirs, { timeoutMs: 800 }), {
-        backfill: true,
-      });
+      const running = await h.runDaemon(
+        h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS }),
+        { backfill: true },
+      );
       await waitUntil(() => received(receiver, expected), 90_000, `all ${expected.length} spans`);
       await running.daemon.settled();
       await running.daemon.stop('test end');

@@ -206,12 +206,13 @@ describe('turns, their origin and the session header', () => {
 
   it('show --json has the session header (custom title over ai-title) and the unknown record types with one warning each', async () => {
     const json = await showJson(FORK_CASE);
+    // The header and the unknown types follow the rows: show --json writes rows as it reads.
     expect(Object.keys(json)).toEqual([
       'sessionId',
-      'session',
-      'unknownRecordTypes',
       'rows',
       'warnings',
+      'session',
+      'unknownRecordTypes',
     ]);
     expect(json.session).toEqual({
       title: 'Docs review',
