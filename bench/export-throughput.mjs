@@ -61,6 +61,7 @@ async function measure(name, send) {
       wireBytes: got.bytes,
       decodedBytes: got.decodedBytes,
       receiverErrors: got.errors,
+      receiverCpuSeconds: got.cpuSeconds ?? null,
       exitCode: sent.code ?? 0,
     };
   } finally {
@@ -118,6 +119,8 @@ for (const [name] of cases) {
     wireMBPerSecond: round(rs[0].wireBytes / 1e6 / seconds, 1),
     peakRssMB: rs[0].peakRssMB === null ? null : round(median(rs.map((r) => r.peakRssMB)), 0),
     receiverErrors: rs.reduce((n, r) => n + r.receiverErrors, 0),
+    // The receiver's CPU over the sender's wall time: its share of a core.
+    receiverCpuShare: round(median(rs.map((r) => (r.receiverCpuSeconds ?? NaN) / r.seconds)), 2),
     exitCodes: rs.map((r) => r.exitCode),
     runs: rs.map((r) => round(r.seconds, 3)),
   };
@@ -132,6 +135,7 @@ printTable(
     requests: summary[name].requests,
     'MB sent': summary[name].wireMB,
     'peak RSS MB': summary[name].peakRssMB,
+    'receiver CPU (cores)': summary[name].receiverCpuShare,
   })),
 );
 const ok = Object.values(summary).every(

@@ -141,7 +141,15 @@ if (process.send !== undefined && process.argv.includes('--serve')) {
     markers: process.argv.includes('--markers') ? markersArg : null,
   });
   process.on('message', (message) => {
-    if (message?.type === 'stats') process.send({ type: 'stats', ...receiver.stats() });
+    if (message?.type === 'stats') {
+      // Its own CPU since it started: what the receiver took of the two cores.
+      const cpu = process.cpuUsage();
+      process.send({
+        type: 'stats',
+        ...receiver.stats(),
+        cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      });
+    }
     if (message?.type === 'stop') void receiver.stop().then(() => process.exit(0));
   });
   process.send({ type: 'ready', url: receiver.url });

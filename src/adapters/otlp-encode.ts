@@ -4,8 +4,8 @@
 // We hand the SDK ReadableSpan objects directly: its tracer would re-time and
 // re-id spans, and its batch processor drops spans on failure, which a backfill
 // cannot afford.
-import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext } from '@opentelemetry/api';
-import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { createRequire } from 'node:module';
+import type { SpanContext } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { SpanData } from '../core/span-data.js';
@@ -24,17 +24,25 @@ export { SCOPE } from './otlp-scope.js';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
-const STATUS = {
-  UNSET: SpanStatusCode.UNSET,
-  OK: SpanStatusCode.OK,
-  ERROR: SpanStatusCode.ERROR,
-} as const;
+// The SDK is loaded only when its path runs (the reference in tests and
+// benches): export never needs @opentelemetry/otlp-transformer, whose loading
+// was a fixed cost of every run.
+const require = createRequire(import.meta.url);
+const api = (): typeof import('@opentelemetry/api') => require('@opentelemetry/api');
+const transformer = (): typeof import('@opentelemetry/otlp-transformer') =>
+  require('@opentelemetry/otlp-transformer');
 
 function context(traceId: string, spanId: string): SpanContext {
-  return { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: false };
+  return { traceId, spanId, traceFlags: api().TraceFlags.SAMPLED, isRemote: false };
 }
 
 export function toReadableSpan(span: SpanData, resource: Resource): ReadableSpan {
+  const { SpanKind, SpanStatusCode } = api();
+  const STATUS = {
+    UNSET: SpanStatusCode.UNSET,
+    OK: SpanStatusCode.OK,
+    ERROR: SpanStatusCode.ERROR,
+  } as const;
   const own = context(span.traceId, span.spanId);
   const startTime = hr(span.startMs);
   const endTime = hr(Math.max(span.startMs, span.endMs));
@@ -74,6 +82,7 @@ export function encodeSpansWithSdk(
   protocol: OtlpProtocol,
 ): Uint8Array {
   const readable = spans.map((s) => toReadableSpan(s, resource));
+  const { JsonTraceSerializer, ProtobufTraceSerializer } = transformer();
   const serializer = protocol === 'http/json' ? JsonTraceSerializer : ProtobufTraceSerializer;
   const bytes = serializer.serializeRequest(readable);
   if (bytes === undefined) throw new Error('OTLP serializer returned nothing');
