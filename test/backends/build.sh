@@ -2,10 +2,12 @@
 # Builds the real backends the e2e tests run as plain processes (test/e2e/real-backends.test.ts):
 #   jaeger          Jaeger v2, github.com/jaegertracing/jaeger/cmd/jaeger at the version jaeger/go.mod pins
 #   otelcol-ccotel  an OpenTelemetry Collector holding exactly the components docker/otel-collector.yaml uses
+#   otelcol-gateway an OpenTelemetry Collector holding exactly the components the team gateway configs
+#                   (config/examples/team/gateway*.yaml) use, contrib's among them; only validated
 # into a cache outside the clone, so a fresh clone on the same machine (CI) reuses them:
 #   ${XDG_CACHE_HOME:-~/.cache}/ccotel/backends/<name>-<version>-<hash of the module's files>/<binary>
 # A binary already there is not rebuilt. Without Go this prints why and exits 0: the tests that need
-# the binaries then skip and say so. Beside jaeger it keeps Jaeger's own all-in-one.yaml. `build.sh --print-dirs` prints the two directories and exits.
+# the binaries then skip and say so. Beside jaeger it keeps Jaeger's own all-in-one.yaml. `build.sh --print-dirs` prints the three directories and exits.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/ccotel/backends"
@@ -27,8 +29,9 @@ module_dir() { # <module folder> <module path whose version names the build>
 
 jaeger_dir="$(module_dir jaeger github.com/jaegertracing/jaeger)"
 otelcol_dir="$(module_dir otelcol go.opentelemetry.io/collector/otelcol)"
+gateway_dir="$(module_dir otelcol-gateway go.opentelemetry.io/collector/otelcol)"
 if [ "${1:-}" = "--print-dirs" ]; then
-  printf '%s\n%s\n' "$jaeger_dir" "$otelcol_dir"
+  printf '%s\n%s\n%s\n' "$jaeger_dir" "$otelcol_dir" "$gateway_dir"
   exit 0
 fi
 
@@ -74,5 +77,6 @@ if [ "$status" -eq 0 ] && [ ! -f "$jaeger_dir/all-in-one.yaml" ]; then
   cp "$src" "$jaeger_dir/all-in-one.yaml" && chmod 644 "$jaeger_dir/all-in-one.yaml" || status=1
 fi
 build otelcol . "$otelcol_dir" otelcol-ccotel || status=1
+build otelcol-gateway . "$gateway_dir" otelcol-gateway || status=1
 echo "backends: done in $((SECONDS - started)) s"
 exit "$status"

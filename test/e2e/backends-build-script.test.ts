@@ -35,13 +35,16 @@ describe('test/backends/build.sh without Go', () => {
     expect(existsSync(join(home, 'cache'))).toBe(false);
   });
 
-  it('prints the two cache directories it builds into, named by version', async () => {
+  it('prints the three cache directories it builds into, named by version', async () => {
     const { stdout } = await run('/bin/bash', [buildScript, '--print-dirs'], {
       env: { PATH: '/usr/bin:/bin', HOME: home, XDG_CACHE_HOME: join(home, 'cache') },
     });
     const dirs = stdout.trim().split('\n');
-    expect(dirs).toHaveLength(2);
+    expect(dirs).toHaveLength(3);
     expect(dirs[0]).toMatch(/\/cache\/ccotel\/backends\/jaeger-v\d+\.\d+\.\d+-[0-9a-f]{12}$/);
     expect(dirs[1]).toMatch(/\/cache\/ccotel\/backends\/otelcol-v\d+\.\d+\.\d+-[0-9a-f]{12}$/);
+    expect(dirs[2]).toMatch(
+      /\/cache\/ccotel\/backends\/otelcol-gateway-v\d+\.\d+\.\d+-[0-9a-f]{12}$/,
+    );
   });
 });

@@ -10,10 +10,12 @@
  * - every trace read back through /api/v3/traces/{id} (raw) must equal `ccotel export --out` for
  *   the same input, span for span; /api/v3/services and /api/v3/operations must list them;
  * - the Collector's own `validate` accepts every collector config the repo ships and refuses
- *   a misspelt exporter and a bad key; Jaeger's `validate` accepts the settings compose gives it.
+ *   a misspelt exporter and a bad key; Jaeger's `validate` accepts the settings compose gives it;
+ * - a second Collector build holding the team gateway configs' components (contrib's among them)
+ *   validates config/examples/team/gateway*.yaml and refuses wrong settings in them.
  *
- * Without the binaries (no Go) the suite is skipped with the reason; with CCOTEL_REQUIRE_BACKENDS=1
- * (set by .ci/run when Go is there) a missing binary fails instead.
+ * Without the binaries (no Go) each suite is skipped with the reason; with
+ * CCOTEL_REQUIRE_BACKENDS=1 (set by .ci/run when Go is there) a missing binary fails instead.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -22,7 +24,12 @@ import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { probeBackendBinaries, runToExit, startProcess } from '../support/backend-binaries.js';
+import {
+  probeBackendBinaries,
+  probeGatewayCollector,
+  runToExit,
+  startProcess,
+} from '../support/backend-binaries.js';
 import type { BackendBinaries, RunningProcess } from '../support/backend-binaries.js';
 import {
   describeCliFailure,
@@ -60,9 +67,13 @@ import {
 } from './trace-tree.js';
 
 const probe = probeBackendBinaries();
+const gateway = probeGatewayCollector();
 const required = process.env.CCOTEL_REQUIRE_BACKENDS === '1';
 if (!probe.available) {
   console.warn(`[e2e] real backends: ${required ? 'FAILING' : 'SKIPPED'}, ${probe.reason}.`);
+}
+if (!gateway.available) {
+  console.warn(`[e2e] gateway Collector: ${required ? 'FAILING' : 'SKIPPED'}, ${gateway.reason}.`);
 }
 
 const SETUP_TIMEOUT_MS = 240_000;
@@ -84,6 +95,13 @@ if (!probe.available && required) {
   describe('real backends (required here)', () => {
     it('has the binaries test/backends/build.sh builds', () => {
       expect.fail(`CCOTEL_REQUIRE_BACKENDS=1 but ${probe.reason}`);
+    });
+  });
+}
+if (!gateway.available && required) {
+  describe('gateway Collector (required here)', () => {
+    it('has the otelcol-gateway binary test/backends/build.sh builds', () => {
+      expect.fail(`CCOTEL_REQUIRE_BACKENDS=1 but ${gateway.reason}`);
     });
   });
 }
@@ -165,11 +183,13 @@ function sortedNames(spans: Iterable<FlatSpan>): string[] {
 /**
  * Collector-shaped configs the repo ships (YAML with receivers, exporters and a service) under
  * docker/ and config/examples/, split into Jaeger's (they use Jaeger's own `jaeger_*` components,
- * such as docker/jaeger.yaml) and the Collector's (the rest). Read when the tests are collected,
- * so each file is its own test.
+ * such as docker/jaeger.yaml), the Collector's (only components docker/otel-collector.yaml uses,
+ * which otelcol-ccotel holds) and the gateway Collector's (the rest: the team gateways). Read
+ * when the tests are collected, so each file is its own test.
  */
-function collectorShapedConfigs(): { collector: string[]; jaeger: string[] } {
-  const found = { collector: [] as string[], jaeger: [] as string[] };
+function collectorShapedConfigs(): { collector: string[]; gateway: string[]; jaeger: string[] } {
+  const found = { collector: [] as string[], gateway: [] as string[], jaeger: [] as string[] };
+  const inStackCollector = componentTypesUsed(readYaml(collectorConfigFile));
   for (const dir of ['docker', 'config/examples']) {
     for (const file of readdirSync(join(repoRoot, dir), { recursive: true }).map(String).sort()) {
       if (!/\.ya?ml$/.test(file)) continue;
@@ -177,14 +197,56 @@ function collectorShapedConfigs(): { collector: string[]; jaeger: string[] } {
       if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) continue;
       const config = doc as Record<string, unknown>;
       if (!['receivers', 'exporters', 'service'].every((k) => k in config)) continue;
-      const types = Object.values(componentTypesUsed(config)).flat();
-      const isJaeger = types.some((type) => type.startsWith('jaeger_'));
-      (isJaeger ? found.jaeger : found.collector).push(join(dir, file));
+      const used = componentTypesUsed(config);
+      const types = Object.values(used).flat();
+      const fitsStackCollector = Object.entries(used).every(([kind, ofKind]) =>
+        ofKind.every((type) => inStackCollector[kind]?.includes(type) === true),
+      );
+      const group = types.some((type) => type.startsWith('jaeger_'))
+        ? found.jaeger
+        : fitsStackCollector
+          ? found.collector
+          : found.gateway;
+      group.push(join(dir, file));
     }
   }
   return found;
 }
 const shippedConfigs = collectorShapedConfigs();
+
+type Yaml = Record<string, unknown>;
+
+/** The version test/backends/<module>/go.mod pins for a module path. */
+async function pinned(module: string, path: string): Promise<string> {
+  const goMod = await readFile(join(repoRoot, 'test/backends', module, 'go.mod'), 'utf8');
+  const escaped = path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const match = new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(v\\S+)`, 'm').exec(goMod);
+  if (match?.[1] === undefined) throw new Error(`test/backends/${module}/go.mod pins no ${path}`);
+  return match[1];
+}
+
+/** Every module path and version a test/backends/<module>/go.mod requires. */
+async function requiredModules(module: string): Promise<Map<string, string>> {
+  const goMod = await readFile(join(repoRoot, 'test/backends', module, 'go.mod'), 'utf8');
+  const found = new Map<string, string>();
+  for (const match of goMod.matchAll(/^\s*(?:require\s+)?([a-z0-9.-]+\.[a-z]+\/\S+)\s+(v\S+)/gm)) {
+    if (match[1] !== undefined && match[2] !== undefined) found.set(match[1], match[2]);
+  }
+  return found;
+}
+
+/** `<binary> components`, by kind: the component types the build holds, sorted. */
+async function componentsBuilt(binary: string): Promise<Record<string, string[]>> {
+  const result = await runToExit(binary, ['components']);
+  if (result.code !== 0)
+    throw new Error(`${binary} components (${result.code}):\n${result.output}`);
+  const listed = parse(result.output) as Record<string, { name: string }[] | undefined>;
+  const built: Record<string, string[]> = {};
+  for (const kind of ['receivers', 'processors', 'exporters', 'connectors', 'extensions']) {
+    built[kind] = (listed[kind] ?? []).map((c) => c.name).sort();
+  }
+  return built;
+}
 
 describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason})`, () => {
   const binaries = (probe.available ? probe.binaries : undefined) as BackendBinaries;
@@ -464,16 +526,6 @@ describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason}
       return file;
     }
 
-    /** The version test/backends/<module>/go.mod pins for a module path. */
-    async function pinned(module: string, path: string): Promise<string> {
-      const goMod = await readFile(join(repoRoot, 'test/backends', module, 'go.mod'), 'utf8');
-      const escaped = path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-      const match = new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(v\\S+)`, 'm').exec(goMod);
-      if (match?.[1] === undefined)
-        throw new Error(`test/backends/${module}/go.mod pins no ${path}`);
-      return match[1];
-    }
-
     it('the binaries are the pinned releases, the Collector the one compose runs', async () => {
       const jaegerVersion = await runToExit(binaries.jaeger, ['version']);
       expect(jaegerVersion.output).toContain(
@@ -492,21 +544,10 @@ describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason}
       expect(shippedConfigs.collector).toContain('docker/otel-collector.yaml');
     });
 
+    // Configs with components beyond docker/otel-collector.yaml's (the team gateways) are the
+    // gateway Collector's, below.
     for (const config of shippedConfigs.collector) {
-      it(`the Collector validates ${config}`, async (context) => {
-        // This build holds only what docker/otel-collector.yaml uses; a config that needs more
-        // (the team gateway's contrib components) cannot be judged by it, and says so.
-        const listed = await runToExit(binaries.otelcol, ['components']);
-        const built = parse(listed.output) as Record<string, { name: string }[] | undefined>;
-        const used = componentTypesUsed(readYaml(join(repoRoot, config)));
-        const missing = Object.entries(used).flatMap(([kind, types]) =>
-          types.filter((type) => !(built[kind] ?? []).some((c) => c.name === type)),
-        );
-        if (missing.length > 0) {
-          const why = `${config} needs ${missing.join(', ')}, which this Collector build (test/backends/otelcol) does not hold`;
-          console.warn(`[e2e] SKIPPED: ${why}`);
-          context.skip(why);
-        }
+      it(`the Collector validates ${config}`, async () => {
         const result = await validate(join(repoRoot, config));
         expect(result.code, `otelcol validate ${config}:\n${result.output}`).toBe(0);
       });
@@ -526,14 +567,9 @@ describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason}
     }
 
     it('the Collector build holds exactly the components docker/otel-collector.yaml uses', async () => {
-      const result = await runToExit(binaries.otelcol, ['components']);
-      expect(result.code, result.output).toBe(0);
-      const listed = parse(result.output) as Record<string, { name: string }[] | undefined>;
-      const built = (kind: string): string[] => (listed[kind] ?? []).map((c) => c.name).sort();
-      const used = componentTypesUsed(readYaml(collectorConfigFile));
-      for (const kind of ['receivers', 'processors', 'exporters', 'connectors', 'extensions']) {
-        expect(built(kind), kind).toEqual(used[kind]);
-      }
+      expect(await componentsBuilt(binaries.otelcol)).toEqual(
+        componentTypesUsed(readYaml(collectorConfigFile)),
+      );
     });
 
     it('the Collector refuses a misspelt exporter in the pipeline', async () => {
@@ -608,3 +644,142 @@ describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason}
     });
   });
 });
+
+describe.skipIf(!gateway.available)(
+  `team gateway configs checked by the real Collector (${gateway.reason})`,
+  () => {
+    const binary = gateway.available ? gateway.binary : '';
+    const PLAIN = 'config/examples/team/gateway.yaml';
+    const LOADBALANCED = 'config/examples/team/gateway-loadbalanced.yaml';
+    let work = '';
+
+    beforeAll(async () => {
+      work = await mkdtemp(join(tmpdir(), 'ccotel-gateway-validate-'));
+    });
+
+    afterAll(async () => {
+      if (work !== '') await rm(work, { recursive: true, force: true });
+    });
+
+    async function validate(file: string): Promise<{ code: number | string; output: string }> {
+      return runToExit(binary, ['validate', `--config=${file}`]);
+    }
+
+    /** A shipped gateway config with one change, written to the temp dir. */
+    async function mutated(
+      source: string,
+      name: string,
+      change: (config: Record<string, unknown>) => void,
+    ): Promise<string> {
+      const config = readYaml(join(repoRoot, source));
+      change(config);
+      const file = join(work, `${name}.yaml`);
+      await writeFile(file, toYaml(config));
+      return file;
+    }
+
+    function section(config: Record<string, unknown>, kind: string, id: string): Yaml {
+      const found = (config[kind] as Record<string, Yaml | undefined> | undefined)?.[id];
+      if (found === undefined) throw new Error(`no ${kind}.${id} in the gateway config`);
+      return found;
+    }
+
+    it('finds both team gateway configs among the configs the repo ships', () => {
+      expect(shippedConfigs.gateway).toEqual([LOADBALANCED, PLAIN]);
+    });
+
+    it('is the release the other Collector is, every collector and contrib module at it', async () => {
+      const release = await pinned('otelcol', 'go.opentelemetry.io/collector/otelcol');
+      const stable = await pinned('otelcol', 'go.opentelemetry.io/collector/component');
+      const version = await runToExit(binary, ['--version']);
+      expect(version.output.trim()).toBe(`otelcol-gateway version ${release.slice(1)}`);
+      const stack = await requiredModules('otelcol');
+      const own = await requiredModules('otelcol-gateway');
+      const contrib = [...own].filter(([path]) =>
+        path.startsWith('github.com/open-telemetry/opentelemetry-collector-contrib/'),
+      );
+      expect(contrib.length, 'contrib modules').toBeGreaterThan(0);
+      for (const [path, pin] of contrib) expect(pin, path).toBe(release);
+      for (const [path, pin] of own) {
+        if (!path.startsWith('go.opentelemetry.io/collector')) continue;
+        const inStack = stack.get(path);
+        if (inStack === undefined) expect([release, stable], path).toContain(pin);
+        else expect(pin, path).toBe(inStack);
+      }
+    });
+
+    it('holds exactly the components the team gateway configs use', async () => {
+      const used: Record<string, string[]> = {};
+      for (const config of shippedConfigs.gateway) {
+        for (const [kind, types] of Object.entries(
+          componentTypesUsed(readYaml(join(repoRoot, config))),
+        )) {
+          used[kind] = [...new Set([...(used[kind] ?? []), ...types])].sort();
+        }
+      }
+      expect(await componentsBuilt(binary)).toEqual(used);
+    });
+
+    for (const config of shippedConfigs.gateway) {
+      it(`the gateway Collector validates ${config}`, async () => {
+        const result = await validate(join(repoRoot, config));
+        expect(result.code, `otelcol-gateway validate ${config}:\n${result.output}`).toBe(0);
+      });
+    }
+
+    it('refuses a misspelt key in the bearer token extension', async () => {
+      const file = await mutated(PLAIN, 'bearer-bad-key', (config) => {
+        const auth = section(config, 'extensions', 'bearertokenauth/clients');
+        auth.filenmae = auth.filename;
+        delete auth.filename;
+      });
+      const result = await validate(file);
+      expect(result.code).not.toBe(0);
+      expect(result.output).toContain('filenmae');
+    });
+
+    it('refuses a spike limit at the memory limit', async () => {
+      const file = await mutated(PLAIN, 'memory-spike', (config) => {
+        const limiter = section(config, 'processors', 'memory_limiter');
+        limiter.spike_limit_percentage = limiter.limit_percentage;
+      });
+      const result = await validate(file);
+      expect(result.code).not.toBe(0);
+      expect(result.output).toContain('spike_limit_percentage');
+    });
+
+    it('refuses a misspelt key in the load_balancing resolver', async () => {
+      const file = await mutated(LOADBALANCED, 'load-balancing-bad-key', (config) => {
+        const exporter = section(config, 'exporters', 'load_balancing');
+        const dns = (exporter.resolver as { dns: Yaml }).dns;
+        dns.hostnme = dns.hostname;
+        delete dns.hostname;
+      });
+      const result = await validate(file);
+      expect(result.code).not.toBe(0);
+      expect(result.output).toContain('hostnme');
+    });
+
+    it('refuses routing attributes beside routing by trace id', async () => {
+      const file = await mutated(LOADBALANCED, 'load-balancing-routing', (config) => {
+        section(config, 'exporters', 'load_balancing').routing_attributes = ['host.name'];
+      });
+      const result = await validate(file);
+      expect(result.code).not.toBe(0);
+      expect(result.output).toContain('routing_attributes can only be used');
+    });
+
+    it('refuses a pipeline that names an exporter the config does not define', async () => {
+      const file = await mutated(LOADBALANCED, 'misspelt-pipeline-exporter', (config) => {
+        const pipelines = (config.service as { pipelines: Record<string, { exporters: string[] }> })
+          .pipelines;
+        const incoming = pipelines['traces/in'];
+        if (incoming === undefined) throw new Error(`${LOADBALANCED} has no traces/in pipeline`);
+        incoming.exporters = ['loadbalancer'];
+      });
+      const result = await validate(file);
+      expect(result.code).not.toBe(0);
+      expect(result.output).toContain('loadbalancer');
+    });
+  },
+);

@@ -1,6 +1,7 @@
 // The real backends the e2e tests run as plain processes (Jaeger v2 and an OpenTelemetry
-// Collector), built by test/backends/build.sh into a cache outside the clone. This module finds
-// them, says why they are missing, and starts and stops them on loopback ports.
+// Collector; a second Collector validates the team gateway configs), built by
+// test/backends/build.sh into a cache outside the clone. This module finds them, says why they
+// are missing, and starts and stops them on loopback ports.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -30,33 +31,59 @@ function goOnPath(): boolean {
   return false;
 }
 
-/**
- * Where build.sh puts (or put) the binaries: it prints the two directories itself, so the hash
- * that names them is computed in one place only.
- */
-export function probeBackendBinaries(): BinariesProbe {
-  let dirs: string[];
+/** The directories build.sh builds into: it prints them itself, so their hash is computed once. */
+function buildDirs(): { jaeger: string; otelcol: string; gateway: string } | { error: string } {
   try {
-    dirs = execFileSync('bash', [buildScript, '--print-dirs'], { encoding: 'utf8' })
+    const [jaeger = '', otelcol = '', gateway = ''] = execFileSync(
+      'bash',
+      [buildScript, '--print-dirs'],
+      { encoding: 'utf8' },
+    )
       .trim()
       .split('\n');
+    return { jaeger, otelcol, gateway };
   } catch (error) {
-    return { available: false, reason: `${buildScript} --print-dirs failed: ${String(error)}` };
+    return { error: `${buildScript} --print-dirs failed: ${String(error)}` };
   }
-  const [jaegerDir = '', otelcolDir = ''] = dirs;
+}
+
+function whyMissing(missing: readonly string[], what: string): string {
+  return goOnPath()
+    ? `not built yet (missing ${missing.join(', ')}): run test/backends/build.sh`
+    : `no Go toolchain on PATH to build ${what} (test/backends/build.sh)`;
+}
+
+/** Where build.sh puts (or put) Jaeger and the Collector the stack tests run. */
+export function probeBackendBinaries(): BinariesProbe {
+  const dirs = buildDirs();
+  if ('error' in dirs) return { available: false, reason: dirs.error };
   const binaries: BackendBinaries = {
-    jaeger: join(jaegerDir, 'jaeger'),
-    otelcol: join(otelcolDir, 'otelcol-ccotel'),
-    jaegerAllInOne: join(jaegerDir, 'all-in-one.yaml'),
+    jaeger: join(dirs.jaeger, 'jaeger'),
+    otelcol: join(dirs.otelcol, 'otelcol-ccotel'),
+    jaegerAllInOne: join(dirs.jaeger, 'all-in-one.yaml'),
   };
   const missing = Object.values(binaries).filter((path) => !existsSync(path));
   if (missing.length === 0) {
-    return { available: true, binaries, reason: `binaries in ${dirname(jaegerDir)}` };
+    return { available: true, binaries, reason: `binaries in ${dirname(dirs.jaeger)}` };
   }
-  const why = goOnPath()
-    ? `not built yet (missing ${missing.join(', ')}): run test/backends/build.sh`
-    : 'no Go toolchain on PATH to build Jaeger and the Collector (test/backends/build.sh)';
-  return { available: false, reason: why };
+  return { available: false, reason: whyMissing(missing, 'Jaeger and the Collector') };
+}
+
+export type GatewayCollectorProbe =
+  | { readonly available: true; readonly binary: string; readonly reason: string }
+  | { readonly available: false; readonly reason: string };
+
+/**
+ * Where build.sh puts (or put) otelcol-gateway, the Collector holding the team gateway configs'
+ * components (contrib's loadbalancing exporter among them). Only `validate` runs it, so it is
+ * probed apart: the stack tests do not wait for, nor skip without, its longer build.
+ */
+export function probeGatewayCollector(): GatewayCollectorProbe {
+  const dirs = buildDirs();
+  if ('error' in dirs) return { available: false, reason: dirs.error };
+  const binary = join(dirs.gateway, 'otelcol-gateway');
+  if (existsSync(binary)) return { available: true, binary, reason: `binary in ${dirs.gateway}` };
+  return { available: false, reason: whyMissing([binary], 'the gateway Collector') };
 }
 
 /** Ports handed out by freePort in this process: the OS may offer a just-closed one again. */

@@ -27,7 +27,7 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []
 const CONTRIB_TYPES = {
   receivers: new Set(['otlp']),
   processors: new Set(['memory_limiter', 'batch', 'tail_sampling']),
-  exporters: new Set(['otlp_grpc', 'otlp_http', 'loadbalancing']),
+  exporters: new Set(['otlp_grpc', 'otlp_http', 'load_balancing']),
   extensions: new Set(['bearertokenauth', 'health_check']),
 } as const;
 type Kind = keyof typeof CONTRIB_TYPES;
@@ -76,9 +76,9 @@ function collectorProblems(name: string, config: unknown): string[] {
 }
 
 function loadBalancingProblems(config: unknown): string[] {
-  const lb = rec(rec(rec(config).exporters).loadbalancing);
+  const lb = rec(rec(rec(config).exporters).load_balancing);
   const problems: string[] = [];
-  if (lb.routing_key !== 'traceID') problems.push('loadbalancing does not route by traceID');
+  if (lb.routing_key !== 'traceID') problems.push('load_balancing does not route by traceID');
   const dns = rec(rec(lb.resolver).dns);
   const peerPort = (
     rec(rec(rec(rec(rec(config).receivers)['otlp/peers']).protocols).grpc).endpoint as
@@ -86,7 +86,7 @@ function loadBalancingProblems(config: unknown): string[] {
   )?.split(':')[1];
   if (String(dns.port) !== peerPort)
     problems.push(
-      `loadbalancing sends to port ${String(dns.port)}, peers listen on ${peerPort ?? '?'}`,
+      `load_balancing sends to port ${String(dns.port)}, peers listen on ${peerPort ?? '?'}`,
     );
   return problems;
 }
@@ -190,7 +190,7 @@ describe('the team checks fail on broken copies', () => {
   });
   it('load balancing by service, or to the wrong port', () => {
     const c = broken('gateway-loadbalanced.yaml', (c) => {
-      const lb = rec(rec(c.exporters).loadbalancing);
+      const lb = rec(rec(c.exporters).load_balancing);
       lb.routing_key = 'service';
       rec(rec(lb.resolver).dns).port = 4317;
     });
