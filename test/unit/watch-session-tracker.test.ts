@@ -7,7 +7,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PriceTable } from '../../src/core/pricing.js';
 import { chatSpanIdFor, toolSpanIdFor } from '../../src/core/span-ids.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
-import { silentLogger } from '../../src/adapters/logger.js';
+import { silentLogger, type LogFields, type Logger } from '../../src/adapters/logger.js';
 import type { ExportRecords } from '../../src/app/watch/export-records.js';
 import { SessionTracker, type Outgoing } from '../../src/app/watch/session-tracker.js';
 
@@ -46,7 +46,7 @@ async function fixture(name: string): Promise<string[]> {
     .filter((l) => l.trim() !== '');
 }
 
-async function tracker(): Promise<{ t: SessionTracker; file: string }> {
+async function tracker(log: Logger = silentLogger): Promise<{ t: SessionTracker; file: string }> {
   const file = join(dir, 'sess.jsonl');
   await writeFile(file, '');
   const t = new SessionTracker(
@@ -57,7 +57,7 @@ async function tracker(): Promise<{ t: SessionTracker; file: string }> {
       spanOptions: { content: 'labels', maxAttributeBytes: 2048 },
       parse: {},
       records: records(),
-      log: silentLogger,
+      log,
     },
     { files: {}, skip: 0, baseline: null, live: true, turns: {} },
   );
@@ -84,6 +84,36 @@ const msgIdOf = (line: string): string => {
 };
 
 describe('session tracker', () => {
+  it('warns once when a later response proves a 1M window for spans already sent', async () => {
+    // claude-opus-4-6 has no window in the table, so the observed rule decides. Its
+    // responses read 195k, 236k, 239k; the second is lowered to 150k here so that the
+    // first response's spans leave (the second began) before the third proves 1M.
+    const lines = (await fixture('context-1m')).map((l, i) =>
+      i === 4
+        ? l.replace('"cache_read_input_tokens":235720', '"cache_read_input_tokens":150000')
+        : l,
+    );
+    const warned: { msg: string; fields: LogFields | undefined }[] = [];
+    const log: Logger = { ...silentLogger, warn: (msg, fields) => warned.push({ msg, fields }) };
+    const { t, file } = await tracker(log);
+    const fill = (o: Outgoing | undefined): unknown =>
+      o?.span.attributes['claude_code.context.fill_percent'];
+    const before = await feed(t, file, lines.slice(0, 6));
+    const tool = before.find((o) => o.span.name.startsWith('execute_tool'));
+    expect(fill(tool)).toBeGreaterThan(95);
+    expect(warned).toEqual([]);
+    const after = await feed(t, file, lines.slice(6));
+    expect(warned).toEqual([
+      {
+        msg: 'context window changed after spans were sent; they are sent again',
+        fields: { session: 'sess', turns: 1, from: 200_000, to: 1_000_000 },
+      },
+    ]);
+    // The tool span already sent leaves again, same id, its fill measured against 1M.
+    const again = after.find((o) => o.span.spanId === tool?.span.spanId);
+    expect(fill(again)).toBeLessThan(20);
+  });
+
   it('sends a tool span once its result landed and its response wrote its last line, with the final usage', async () => {
     const lines = await fixture('parallel-tools-streaming');
     const { t, file } = await tracker();

@@ -9,7 +9,7 @@ import { finish } from '../../core/assemble.js';
 import { parseAgentMeta } from '../../core/agent-meta.js';
 import type { Line } from '../../core/line-splitter.js';
 import { parseRecord, type ParseOptions } from '../../core/parse-record.js';
-import type { PriceTable } from '../../core/pricing.js';
+import { windowsOf, type PriceTable } from '../../core/pricing.js';
 import { costSession, type SessionCosts } from '../../core/session-cost.js';
 import type { SessionModel } from '../../core/session-model.js';
 import {
@@ -24,6 +24,7 @@ import { traceIdFor } from '../../core/span-ids.js';
 import { buildTurnSpans } from '../../core/spans.js';
 import { turnFinality, type FlushMode } from '../../core/finality.js';
 import { createThreads, observe, type Threads } from '../../core/thread-progress.js';
+import { turnsWithChangedWindow } from '../../core/context-window.js';
 import { AGENT_FILE, agentIdOfMeta } from '../../core/turn-lifecycle.js';
 import { createFileTailer, type FileTailer } from '../../adapters/file-tailer.js';
 import { readWhole } from '../../adapters/file-info.js';
@@ -94,6 +95,8 @@ export class SessionTracker {
   private flush: FlushMode = 'normal';
   private rebuildAll = true;
   private lastContextWindow: number | null = null;
+  /** Each turn's context window at the last rebuild: a later proof changes spans already sent. */
+  private lastWindows: { index: number; contextWindow: number }[] = [];
   /** Entries already checked by catchUp(). */
   private caughtUp = 0;
   /** Per agent: turn, spawning call, type and description when last built. */
@@ -151,7 +154,9 @@ export class SessionTracker {
       if (this.baseline !== null) {
         // First start: turns that had ended by then are history, not ours to send.
         await main.tailer.read(this.feed(main), this.baseline);
-        this.skip = finish(this.state).turns.filter((t) => t.endState !== 'open').length;
+        this.skip = finish(this.state, windowsOf(this.ctx.prices)).turns.filter(
+          (t) => t.endState !== 'open',
+        ).length;
         this.baseline = null;
       }
       await main.tailer.read(this.feed(main));
@@ -252,7 +257,7 @@ export class SessionTracker {
 
   /** Rebuilds the turns that may have changed and refills the outbox. True if spans were queued. */
   recompute(): boolean {
-    const model = finish(this.state);
+    const model = finish(this.state, windowsOf(this.ctx.prices));
     const firstNew = this.threads.seen;
     observe(this.threads, this.state.entries);
     const costs = costSession(model, this.ctx.prices);
@@ -260,8 +265,32 @@ export class SessionTracker {
     for (const index of this.turnsToRebuild(model, firstNew)) {
       if (index >= this.skip && this.rebuildTurn(model, index, costs)) queued = true;
     }
+    this.warnWindowChange(model);
     this.lastContextWindow = model.contextWindow;
     return queued;
+  }
+
+  /**
+   * A response beyond 200k from a model the table has no window for proves a 1M
+   * window for the whole session: the fill of spans already sent was measured
+   * against 200k. They are rebuilt and sent again (same ids); this says so once
+   * per change, as issue 12 asks of a live reader.
+   */
+  private warnWindowChange(model: SessionModel): void {
+    const changed = turnsWithChangedWindow(this.lastWindows, model.turns);
+    this.lastWindows = model.turns.map((t) => ({ index: t.index, contextWindow: t.contextWindow }));
+    const sentTurns = new Set(
+      [...this.books.values()].filter((b) => b.delivered.size > 0).map((b) => b.turnIndex),
+    );
+    const sent = changed.filter((c) => sentTurns.has(c.index));
+    const first = sent[0];
+    if (first === undefined) return;
+    this.ctx.log.warn('context window changed after spans were sent; they are sent again', {
+      session: this.sessionId,
+      turns: sent.length,
+      from: first.from,
+      to: first.to,
+    });
   }
 
   private turnsToRebuild(model: SessionModel, firstNew: number): number[] {
