@@ -194,6 +194,15 @@ export async function readSegments(
     return tryClose(outcome, rec.timestamp ?? Number.NaN);
   };
 
+  const outcome = (stopped: boolean): SegmentedSession => ({
+    state,
+    unterminated,
+    unterminatedLine,
+    segments,
+    forcedCuts,
+    lateAgents,
+    stopped,
+  });
   try {
     noteUnterminated(
       files.mainFile,
@@ -206,23 +215,7 @@ export async function readSegments(
     await emit(last.model, carry.priorTurns.length);
   } catch (err) {
     if (!(err instanceof StopReading)) throw err;
-    return {
-      state,
-      unterminated,
-      unterminatedLine,
-      segments,
-      forcedCuts,
-      lateAgents,
-      stopped: true,
-    };
+    return outcome(true);
   }
-  return {
-    state,
-    unterminated,
-    unterminatedLine,
-    segments,
-    forcedCuts,
-    lateAgents,
-    stopped: false,
-  };
+  return outcome(false);
 }
