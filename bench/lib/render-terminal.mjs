@@ -4,18 +4,26 @@
 // `runs` times in this process and prints {"buildMs", "renderMs", "renderCpuMs"}
 // (CPU time too: on a shared machine wall time mostly measures the neighbours).
 const dist = (p) => import(new URL(`../../dist/${p}`, import.meta.url).href);
-const [{ resolveSession }, { loadSession }, { finish }, { loadPriceTable }, { buildView }, r] =
-  await Promise.all([
-    dist('app/resolve-target.js'),
-    dist('app/load-session.js'),
-    dist('core/assemble.js'),
-    dist('adapters/price-file.js'),
-    dist('app/build-view.js'),
-    dist('app/render/terminal-waterfall.js'),
-  ]);
+const [
+  { resolveSession },
+  { loadSession },
+  { finish },
+  { loadPriceTable },
+  { windowsOf },
+  { buildView },
+  r,
+] = await Promise.all([
+  dist('app/resolve-target.js'),
+  dist('app/load-session.js'),
+  dist('core/assemble.js'),
+  dist('adapters/price-file.js'),
+  dist('core/pricing.js'),
+  dist('app/build-view.js'),
+  dist('app/render/terminal-waterfall.js'),
+]);
 const [file, runsText = '5'] = process.argv.slice(2);
-const model = finish((await loadSession(await resolveSession(file, []))).state);
 const prices = await loadPriceTable(undefined);
+const model = finish((await loadSession(await resolveSession(file, []))).state, windowsOf(prices));
 const buildMs = [];
 const renderMs = [];
 const renderCpuMs = [];

@@ -1,8 +1,7 @@
 // Loads the model table (prices, context windows): the bundled config/pricing.json, or --pricing FILE.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { validatePriceTable, windowsOf, type PriceTable } from '../core/pricing.js';
-import { setDefaultWindows } from '../core/context-window.js';
+import { validatePriceTable, type PriceTable } from '../core/pricing.js';
 import { CliError } from './cli-error.js';
 
 export const BUNDLED_PRICING = fileURLToPath(new URL('../../config/pricing.json', import.meta.url));
@@ -19,7 +18,5 @@ export async function loadPriceTable(file: string = BUNDLED_PRICING): Promise<Pr
   }
   const table = validatePriceTable(value);
   if (typeof table === 'string') throw new CliError(`price file ${file}: ${table}`, 2);
-  // Its context windows become the default of every finish() in this process (context-window.ts).
-  setDefaultWindows(windowsOf(table));
   return table;
 }

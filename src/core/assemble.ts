@@ -26,7 +26,7 @@ import {
   DEFAULT_CONTEXT_WINDOW,
   LARGE_CONTEXT_WINDOW,
   assignContextWindows,
-  tableWindows,
+  NO_TABLE,
   type WindowOf,
 } from './context-window.js';
 
@@ -120,7 +120,7 @@ export interface SegmentCarry {
   windowOf?: WindowOf;
 }
 
-export const wholeSession = (windowOf: WindowOf = tableWindows): SegmentCarry => ({
+export const wholeSession = (windowOf: WindowOf = NO_TABLE): SegmentCarry => ({
   windowOf,
   priorTurns: [],
   commands: createLocalCommandTracker(),
@@ -251,7 +251,7 @@ function originOf(
   };
 }
 
-export function finish(state: SessionState, windowOf: WindowOf = tableWindows): SessionModel {
+export function finish(state: SessionState, windowOf: WindowOf = NO_TABLE): SessionModel {
   return finishSegment(state, wholeSession(windowOf)).model;
 }
 
@@ -484,7 +484,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     responses.values(),
     base,
     carry.largeWindow,
-    carry.windowOf ?? tableWindows,
+    carry.windowOf ?? NO_TABLE,
   );
   const sessionId = carry.sessionId ?? sessionIdOf(state);
 

@@ -12,21 +12,12 @@ export const LARGE_CONTEXT_WINDOW = 1_000_000;
 /** The table's window for a model id, or null when it does not know one. */
 export type WindowOf = (model: string | null) => number | null;
 
-export const NO_TABLE: WindowOf = () => null;
-
 /**
- * The windows finish() uses when its caller passes none: the model table the
- * process loaded (adapters/price-file.ts registers it). Readers that hold the
- * table pass it explicitly; this default keeps those that do not yet (the
- * live daemon) measuring fill as export does, so both send the same spans.
+ * No table: the observed rule alone. The default of finish() for callers that
+ * hold no model table; every command passes the table's windows explicitly
+ * (windowsOf), so nothing in core depends on what the process loaded.
  */
-let defaultWindows: WindowOf = NO_TABLE;
-
-export function setDefaultWindows(windowOf: WindowOf): void {
-  defaultWindows = windowOf;
-}
-
-export const tableWindows: WindowOf = (model) => defaultWindows(model);
+export const NO_TABLE: WindowOf = () => null;
 
 const inputOf = (r: ApiResponse): number =>
   r.usage === null ? 0 : r.usage.input + r.usage.cacheRead + r.usage.cacheWrite;

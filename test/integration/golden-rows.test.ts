@@ -22,6 +22,8 @@ import { runCcotel } from '../support/run-cli.js';
 import { findSessions } from '../../src/adapters/session-files.js';
 import { loadSession } from '../../src/app/load-session.js';
 import { finish, totalInput } from '../../src/core/assemble.js';
+import { windowsOf } from '../../src/core/pricing.js';
+import { loadPriceTable } from '../../src/adapters/price-file.js';
 import type { SessionModel, TurnEndState } from '../../src/core/session-model.js';
 import type { ReadWarning, RowStatus, WaterfallRow } from '../../src/core/waterfall-row.js';
 
@@ -51,10 +53,13 @@ async function show(path: string): Promise<{ json: ShowJson; stderr: string }> {
   return { json, stderr: run.stderr };
 }
 
+/** The bundled model table's windows, as `ccotel show` reads the same files with. */
+const tableWindows = loadPriceTable().then(windowsOf);
+
 async function model(path: string): Promise<SessionModel> {
   const [files] = await findSessions(path);
   if (files === undefined) throw new Error(`no session at ${path}`);
-  return finish((await loadSession(files)).state);
+  return finish((await loadSession(files)).state, await tableWindows);
 }
 
 /** Depth-first, parents before children. */
