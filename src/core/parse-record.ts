@@ -343,7 +343,7 @@ export interface ParseOptions {
  * Record types Claude Code is known to write that ccotel reads no further
  * (transcript-format.md §3, issue 12). Any other type is reported by name.
  */
-const KNOWN_TYPES = new Set([
+export const KNOWN_TYPES: ReadonlySet<string> = new Set([
   'summary',
   'file-history-snapshot',
   'file-history-delta',

@@ -7,7 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseRecord, type ParseOutcome } from '../../src/core/parse-record.js';
+import {
+  KNOWN_TYPES as KNOWN_RECORD_TYPES,
+  parseRecord,
+  type ParseOutcome,
+} from '../../src/core/parse-record.js';
 import { createSessionState } from '../../src/core/session-state.js';
 import { loadSession } from '../../src/app/load-session.js';
 import {
@@ -54,34 +58,8 @@ function warnedLines(
   return result.state.warnings.filter((w) => w.file === file && !isDrift(w)).map((w) => w.line);
 }
 
-/** Record types a transcript may hold that are no format drift (the parser's list, transcript-format.md §3). */
-const KNOWN_TYPES = new Set([
-  'user',
-  'assistant',
-  'system',
-  'progress',
-  'summary',
-  'file-history-snapshot',
-  'file-history-delta',
-  'queue-operation',
-  'attachment',
-  'last-prompt',
-  'agent-color',
-  'agent-setting',
-  'tag',
-  'bridge-session',
-  'atis-latch',
-  'frame-link',
-  'fork-context-ref',
-  'result',
-  'turn_end',
-  'custom-title',
-  'ai-title',
-  'agent-name',
-  'pr-link',
-  'permission-mode',
-  'mode',
-]);
+/** Record types a transcript may hold that are no format drift: the four ccotel reads, and the parser's list. */
+const KNOWN_TYPES = new Set(['user', 'assistant', 'system', 'progress', ...KNOWN_RECORD_TYPES]);
 
 // Text that looks like a transcript: real lines, broken real lines, JSON of every shape, noise.
 const realLine = fc.constantFrom(...allLines);
