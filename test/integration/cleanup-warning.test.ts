@@ -2,12 +2,11 @@
 // 3 days of Claude Code's cleanup (its transcript older than cleanupPeriodDays
 // − 3, from a fake ~/.claude/settings.json, else 30) and no export or daemon
 // recorded its turns as delivered.
-import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, ensureBuilt } from '../support/fault-harness.js';
+import { ensureBuilt, runBuilt } from '../support/fault-harness.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 
 const HOOK = 'd266fdf5-b6a3-46aa-8627-920959a0109a';
@@ -20,20 +19,7 @@ let base: string;
 let env: NodeJS.ProcessEnv;
 let receiver: OtlpReceiver;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function ccotel(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const ccotel = (args: string[]): ReturnType<typeof runBuilt> => runBuilt(args, env);
 
 const claudeDir = (): string => join(base, 'home', '.claude');
 

@@ -4,7 +4,6 @@
 // or two real dirs: both read), and a WSL-style /mnt/c/… dir passed
 // explicitly. show, export, watch, status and config check all run as
 // processes of dist/cli/main.js.
-import { execFile } from 'node:child_process';
 import {
   cpSync,
   mkdirSync,
@@ -17,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, ensureBuilt } from '../support/fault-harness.js';
+import { ensureBuilt, runBuilt } from '../support/fault-harness.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 
 const LAYOUT = 'fixtures/real-layout';
@@ -31,25 +30,8 @@ const traced = (ids: string[]): string[] => ids.filter((id) => id !== UNTRACED).
 /** After every fixture's last event. */
 const NOW = '2026-09-01T00:00:00.000Z';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function ccotel(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+const ccotel = (args: string[], env: NodeJS.ProcessEnv): ReturnType<typeof runBuilt> =>
+  runBuilt(args, { PATH: process.env.PATH ?? '', ...env });
 
 let base: string;
 let receiver: OtlpReceiver;

@@ -2,12 +2,11 @@
 // session dir (<proj>/<session-id>/, where 2.1.x keeps sub-agents), a session
 // id, and the start of one (unique: that session; ambiguous: a one-line error
 // naming the candidates; unknown: a one-line error naming where it looked).
-import { execFile } from 'node:child_process';
 import { copyFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ensureBuilt } from '../support/fault-harness.js';
+import { ensureBuilt, runBuilt } from '../support/fault-harness.js';
 
 const WITH_AGENTS = 'bd8ec9a1-f803-45ed-9d7c-9ec7081ab44d';
 const OTHER = '8aa54c1d-5030-4491-be42-e0c416424b8a';
@@ -18,20 +17,7 @@ let base: string;
 let env: NodeJS.ProcessEnv;
 let projects: string;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function ccotel(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const ccotel = (args: string[]): ReturnType<typeof runBuilt> => runBuilt(args, env);
 
 beforeAll(() => {
   ensureBuilt();

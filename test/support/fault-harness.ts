@@ -3,7 +3,7 @@
 // receiver got against that expectation, and the fault matrix the suites print
 // and write to reports/fault-matrix.json.
 import { createHash } from 'node:crypto';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -300,6 +300,19 @@ function newestMtime(dir: string): number {
 }
 
 export const CLI = join(process.cwd(), 'dist', 'cli', 'main.js');
+
+/** The built CLI in a process of its own, with exactly `env` (a fake HOME, say); never rejects. */
+export function runBuilt(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
 
 /**
  * dist/ as `npm test` leaves it; rebuilt here when older than src/ (running one
