@@ -1,20 +1,16 @@
 // `ccotel status`: which recent sessions are working, waiting for you, failed
 // or were interrupted — read from the transcripts alone (no daemon), each main
-// file streamed once through the live-state reducer.
+// file streamed once through the session engine (load-session's feed into
+// step()), whose live state is the answer.
 import { basename, join, resolve } from 'node:path';
 import { sessionsInProject, type SessionFiles } from '../adapters/session-files.js';
-import { readLines } from '../adapters/read-lines.js';
 import { fileInfo, isDirectory, listNames } from '../adapters/file-info.js';
 import { CliError } from '../adapters/cli-error.js';
-import { parseRecord } from '../core/parse-record.js';
+import type { ParseOptions } from '../core/parse-record.js';
 import { cwdFromProjectDirName } from '../core/project-dir-name.js';
-import {
-  initialStatus,
-  stepStatus,
-  statusOf,
-  type LiveState,
-  type LiveStatus,
-} from '../core/session-status.js';
+import { createSessionState, startNextSegment, type SessionState } from '../core/session-state.js';
+import { statusOf, type LiveState } from '../core/session-status.js';
+import { feed, type BeforeRecord } from './load-session.js';
 import { renderStatusJson, renderStatusTable } from './status-view.js';
 import { cleanupWarnings } from './cleanup-warning.js';
 
@@ -68,16 +64,32 @@ async function sessionsUnder(root: string): Promise<SessionFiles[]> {
 const projectCwd = (files: SessionFiles): string | null =>
   cwdFromProjectDirName(basename(files.projectDir));
 
-async function feed(status: LiveStatus, file: string, fromAgentFile: boolean): Promise<void> {
-  await readLines(file, (lines) => {
-    for (const line of lines) {
-      if (line.text.trim() === '') continue;
-      // Malformed and unknown lines fail only themselves (the last, unterminated
-      // line is not even handed over: it is still being written).
-      const parsed = parseRecord(line.text, { textLimit: 256 });
-      if (parsed.kind === 'record') stepStatus(status, parsed.record, fromAgentFile);
-    }
-  });
+/**
+ * The live state reads prompts, markers and tool ids only: no tool result or
+ * answer text is kept, and user text (prompt and marker tests) is clipped.
+ */
+const STATUS_PARSE: ParseOptions = { textLimit: 256, keepTexts: false };
+
+/**
+ * Records step() keeps for finish(), which status never calls: dropped once
+ * this many are held, so a session of any size is read in bounded memory.
+ */
+const RECORDS_HELD = 1_000;
+
+function dropRecords(state: SessionState): BeforeRecord {
+  return () => {
+    if (state.entries.length >= RECORDS_HELD) startNextSegment(state);
+  };
+}
+
+/** Feeds one file; a file that vanished or cannot be read is reported, as any other error. */
+async function feedFile(state: SessionState, file: string, agentId: string | null): Promise<void> {
+  const warned = state.warnings.length;
+  // Malformed and unknown lines fail only themselves (the last, unterminated
+  // line is not even handed over: it is still being written).
+  await feed(state, file, agentId, STATUS_PARSE, dropRecords(state));
+  const unreadable = state.warnings.slice(warned).find((w) => w.file === file && w.line === 0);
+  if (unreadable !== undefined) throw new Error(unreadable.reason);
 }
 
 /**
@@ -85,12 +97,12 @@ async function feed(status: LiveStatus, file: string, fromAgentFile: boolean): P
  * file: those files may only move lastActivity (never the state). Only files
  * written after the main file's last event can move it, so the rest are skipped.
  */
-async function addAgentActivity(status: LiveStatus, files: SessionFiles): Promise<void> {
+async function addAgentActivity(state: SessionState, files: SessionFiles): Promise<void> {
   for (const agent of files.agentFiles) {
     const mtime = (await fileInfo(agent.file))?.mtimeMs;
-    if (mtime === undefined || (status.lastActivity !== null && mtime <= status.lastActivity))
-      continue;
-    await feed(status, agent.file, true);
+    const last = state.live.lastActivity;
+    if (mtime === undefined || (last !== null && mtime <= last)) continue;
+    await feedFile(state, agent.file, agent.agentId);
   }
 }
 
@@ -98,10 +110,10 @@ async function readSession(
   files: SessionFiles,
   options: StatusCommandOptions,
 ): Promise<SessionStatusRow | null> {
-  const status = initialStatus();
-  await feed(status, files.mainFile, false);
-  if (status.state === 'working') await addAgentActivity(status, files);
-  const snap = statusOf(status, options.now, { staleAfterMs: options.staleAfterMs });
+  const state = createSessionState(files.sessionId, files.mainFile);
+  await feedFile(state, files.mainFile, null);
+  if (state.live.state === 'working') await addAgentActivity(state, files);
+  const snap = statusOf(state.live, options.now, { staleAfterMs: options.staleAfterMs });
   // Activity is judged by event time; a file without any cannot be shown as recent.
   if (snap.lastActivity === null || snap.lastActivity < options.now - options.hours * 3_600_000)
     return null;

@@ -1,13 +1,16 @@
 // Folding records into session state: step() takes each parsed line of any of
 // the session's files, in any order the files are read; finish() (assemble.ts)
-// derives turns, calls and agents from it. The one-shot converter and the live
-// daemon share this reducer. step() mutates the state in place: sessions can
-// hold hundreds of thousands of records and copying per line would be quadratic.
+// derives turns, calls and agents from it. The one-shot converter, the live
+// daemon and `status` share this reducer, and with it the session's live
+// foreground state (session-status.ts), kept up to date on every record step()
+// accepts. step() mutates the state in place: sessions can hold hundreds of
+// thousands of records and copying per line would be quadratic.
 import type { ParseOutcome } from './parse-record.js';
 import type { TranscriptRecord, UserRecord, AssistantRecord, SessionInfo } from './records.js';
 import type { AgentKey } from './session-model.js';
 import type { ReadWarning } from './waterfall-row.js';
 import { UuidSet } from './uuid-set.js';
+import { initialStatus, stepStatus, type LiveStatus } from './session-status.js';
 
 /** Where a line came from: the session's main file or a sub-agent file. */
 export interface LineSource {
@@ -66,6 +69,12 @@ export interface SessionState {
   infoBase: SessionInfo;
   /** Record types ccotel does not know: lines per type, and the one warning each has. */
   unknownTypes: Map<string, { count: number; warning: ReadWarning }>;
+  /**
+   * Whose move it is, folded from every record accepted so far (copied fork
+   * history and repeated uuids excluded, as from the entries). Small, and kept
+   * for the whole session, also across segments.
+   */
+  live: LiveStatus;
 }
 
 export function createSessionState(sessionId: string, file: string): SessionState {
@@ -87,6 +96,7 @@ export function createSessionState(sessionId: string, file: string): SessionStat
     infoMarks: [],
     infoBase: {},
     unknownTypes: new Map(),
+    live: initialStatus(),
   };
 }
 
@@ -94,7 +104,7 @@ export function createSessionState(sessionId: string, file: string): SessionStat
  * Drops what a finished segment needed (its records, their times, its inline
  * sidechains) and keeps what the whole session needs: the uuids seen (a line
  * repeated later is still a duplicate), agent files, metas, progress links,
- * warnings and counts.
+ * warnings, counts and the live state.
  */
 export function startNextSegment(state: SessionState): void {
   state.entries = [];
@@ -155,6 +165,7 @@ function accept(
     }
     state.seenUuids.add(rec.uuid);
   }
+  stepStatus(state.live, rec, source.agentId !== null);
   state.entries.push({
     rec,
     agentKey: agentKey === undefined ? agentKeyOf(state, source, rec) : agentKey,
@@ -218,6 +229,8 @@ export function step(
   }
   const rec = outcome.record;
   if (rec.type === 'progress') {
+    // The line itself is main-thread activity (its embedded copy is accepted below).
+    if (rec.forkedFromSessionId === null) stepStatus(state.live, rec, source.agentId !== null);
     if (
       rec.progressAgentId !== null &&
       rec.parentToolUseId !== null &&

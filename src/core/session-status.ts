@@ -4,8 +4,13 @@
 // time, a sidechain finish is no hand-off, API errors are their own state,
 // and a completion holds only while nothing later supersedes it.
 //
-// stepStatus mutates the status in place (a long transcript folds into one
-// small object; the caller owns it) and returns it for chaining.
+// The engine's fold (step() in session-state.ts) applies stepStatus to every
+// record it accepts and keeps the result as SessionState.live, so export, show,
+// watch and status all see the same live state. Copied fork history and
+// repeated uuids are not accepted: history copied into a fork is the parent
+// session's events, and a line written twice is one event. stepStatus mutates
+// the status in place (a long transcript folds into one small object) and
+// returns it for chaining.
 //
 // | main-thread event                                   | state                          |
 // |-----------------------------------------------------|--------------------------------|

@@ -1,6 +1,14 @@
 // `ccotel status` on the real transcripts, laid out as ~/.claude/projects, and
 // checked against what a person reading each file's tail would say.
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -422,6 +430,37 @@ describe('ccotel status on a live session', () => {
     expect(await statusJson(['--now', '2026-11-03T12:45:00Z', '--projects-dir', root])).toEqual([]);
     const { stdout } = await status(['--now', '2026-11-03T12:45:00Z', '--projects-dir', root]);
     expect(stdout).toBe('No sessions active in the last 24 hours.\n');
+  });
+});
+
+describe('ccotel status on a forked session', () => {
+  const FORKED = 'fixtures/hand/forked-session';
+  const parent = 'f1bc0f0c-e1a8-432e-be3b-2e77e0b93daf';
+  const fork = 'f600084f-fd2d-4bb4-aad9-be80359961e5';
+  const copyOnly = '0c0f0c0f-0000-4000-8000-000000000001';
+
+  it('counts only a fork’s own events: its copied history is the parent’s', async () => {
+    const project = join(dir, 'forked', '-home-dev-projects-rate-limiter');
+    mkdirSync(project, { recursive: true });
+    for (const id of [parent, fork])
+      cpSync(join(FORKED, `${id}.jsonl`), join(project, `${id}.jsonl`));
+    // A fork that has written nothing of its own yet: only the history it copied.
+    const copied = readFileSync(join(FORKED, `${fork}.jsonl`), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"forkedFrom"'));
+    expect(copied).toHaveLength(6);
+    writeFileSync(join(project, `${copyOnly}.jsonl`), `${copied.join('\n')}\n`);
+
+    const rows = await statusJson([
+      '--now',
+      '2026-05-06T11:00:00Z',
+      '--projects-dir',
+      dirname(project),
+    ]);
+    expect(rows.map((r) => [r.sessionId, r.state, r.lastActivity, r.lastPromptAt])).toEqual([
+      [fork, 'your_turn', '2026-05-06T10:05:12.930Z', '2026-05-06T10:05:00.000Z'],
+      [parent, 'your_turn', '2026-05-06T10:00:08.330Z', '2026-05-06T10:00:00.000Z'],
+    ]);
   });
 });
 

@@ -1,13 +1,16 @@
 // The live-state reducer against hand-written event sequences, one rule of the
-// reading model per case. Lines go through parseRecord, as on disk.
+// reading model per case. Lines go through parseRecord and the engine's fold
+// (step()), as on disk: the live state is SessionState.live.
 import { describe, expect, it } from 'vitest';
 import { parseRecord } from '../../src/core/parse-record.js';
 import {
-  initialStatus,
-  statusOf,
-  stepStatus,
-  type LiveStatus,
-} from '../../src/core/session-status.js';
+  createSessionState,
+  startNextSegment,
+  step,
+  type LineSource,
+  type SessionState,
+} from '../../src/core/session-state.js';
+import { initialStatus, statusOf, type LiveStatus } from '../../src/core/session-status.js';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 let seq = 0;
@@ -111,13 +114,18 @@ const localCommand = (at: number, name: string, output: string) => [
 ];
 const sidechain = { isSidechain: true, agentId: 'a1b2c3d' };
 
-function run(lines: string[], status: LiveStatus = initialStatus()): LiveStatus {
-  for (const line of lines) {
-    const parsed = parseRecord(line);
-    if (parsed.kind === 'record') stepStatus(status, parsed.record);
-  }
-  return status;
+const MAIN: LineSource = { file: 's-1.jsonl', agentId: null };
+
+/** Folds lines into the session state as the readers do (blank lines skipped). */
+function feedLines(state: SessionState, lines: string[], source: LineSource = MAIN): SessionState {
+  lines.forEach((line, i) => {
+    if (line.trim() !== '') step(state, source, i + 1, parseRecord(line));
+  });
+  return state;
 }
+
+const run = (lines: string[]): LiveStatus =>
+  feedLines(createSessionState('s-1', MAIN.file), lines).live;
 
 const stateOf = (lines: string[], now?: number) => statusOf(run(lines), now).state;
 
@@ -300,11 +308,12 @@ describe('session status: sidechains are not main-thread hand-offs', () => {
   });
 
   it('records read from an agent file only move lastActivity', () => {
-    const status = run([prompt(0, 'Hi'), text(1, 'Hello!')]);
-    const parsed = parseRecord(interrupt(90));
-    if (parsed.kind !== 'record') throw new Error('fixture line did not parse');
-    stepStatus(status, parsed.record, true);
-    const s = statusOf(status);
+    const state = feedLines(createSessionState('s-1', MAIN.file), [
+      prompt(0, 'Hi'),
+      text(1, 'Hello!'),
+    ]);
+    feedLines(state, [interrupt(90)], { file: 'agent-a1b2c3d.jsonl', agentId: 'a1b2c3d' });
+    const s = statusOf(state.live);
     expect(s.state).toBe('your_turn');
     expect(s.lastActivity).toBe(T0 + 90_000);
   });
@@ -567,5 +576,85 @@ describe('session status: parsing and time', () => {
       ]),
     );
     expect([s.cwd, s.gitBranch, s.version]).toEqual(['/home/dev/app/sub', 'feature', '2.1.81']);
+  });
+});
+
+describe('session status: the engine folds it, from the records it accepts', () => {
+  const fresh = () => createSessionState('s-1', MAIN.file);
+  const forked = (line: string) =>
+    line.replace('"isSidechain":false', '"isSidechain":false,"forkedFrom":{"sessionId":"s-0"}');
+
+  it('history copied into a fork is the parent session’s: it moves nothing, as it adds no entry', () => {
+    const copied = [prompt(0, 'Explain it'), toolUse(1, 'toolu_C', 'Read')].map(forked);
+    const onlyCopied = feedLines(fresh(), copied);
+    expect(onlyCopied.entries).toHaveLength(0);
+    expect(onlyCopied.duplicateLines).toBe(2);
+    const s = statusOf(onlyCopied.live, T0 + 60_000);
+    expect([s.state, s.lastActivity, s.lastPromptAt, s.cwd]).toEqual(['unknown', null, null, null]);
+    const own = statusOf(
+      feedLines(fresh(), [...copied, prompt(30, 'Now test it'), text(31, 'Done.', 'end_turn')])
+        .live,
+    );
+    expect(own.state).toBe('your_turn');
+    expect(own.openToolCalls).toEqual([]);
+    expect(own.lastPromptAt).toBe(T0 + 30_000);
+  });
+
+  it('a line written twice (same uuid) is one event: a repeated prompt does not reopen the turn', () => {
+    const ask = prompt(0, 'Hi');
+    const state = feedLines(fresh(), [
+      ask,
+      text(1, 'Hello!', 'end_turn'),
+      system(1.1, 'turn_duration'),
+      ask,
+    ]);
+    expect(state.duplicateLines).toBe(1);
+    expect(statusOf(state.live).state).toBe('your_turn');
+    expect(statusOf(state.live).confirmed).toBe(true);
+  });
+
+  it('a progress line is main-thread activity; its embedded sub-agent message only moves lastActivity', () => {
+    const agentAnswer = {
+      type: 'assistant',
+      uuid: 'agent-u-1',
+      timestamp: new Date(T0 + 40_000).toISOString(),
+      message: {
+        role: 'assistant',
+        model: 'claude-opus-4-6',
+        stop_reason: 'end_turn',
+        content: [{ type: 'text', text: 'Found it.' }],
+      },
+    };
+    const progress = rec('progress', 39, {
+      parentToolUseID: 'toolu_T',
+      data: { type: 'agent_progress', agentId: 'a1b2c3d', message: agentAnswer },
+    });
+    const state = feedLines(fresh(), [
+      prompt(0, 'Research this'),
+      toolUse(1, 'toolu_T', 'Task'),
+      progress,
+    ]);
+    expect(state.entries.map((e) => e.agentKey)).toEqual([null, null, 'a1b2c3d']);
+    const s = statusOf(state.live);
+    expect(s.state).toBe('working');
+    expect(s.openToolCalls).toEqual([{ id: 'toolu_T', name: 'Task' }]);
+    expect(s.lastActivity).toBe(T0 + 40_000);
+  });
+
+  it('the live state is kept across segments: records dropped between them change nothing', () => {
+    const lines = [
+      prompt(0, 'Go'),
+      toolUse(1, 'toolu_A', 'Bash'),
+      result(2, 'toolu_A'),
+      toolUse(3, 'toolu_B', 'Read'),
+    ];
+    const whole = statusOf(run(lines));
+    const segmented = feedLines(fresh(), lines.slice(0, 2));
+    startNextSegment(segmented);
+    feedLines(segmented, lines.slice(2));
+    expect(segmented.entries).toHaveLength(2);
+    expect(statusOf(segmented.live)).toEqual(whole);
+    expect(whole.openToolCalls).toEqual([{ id: 'toolu_B', name: 'Read' }]);
+    expect(statusOf(initialStatus())).toEqual(statusOf(fresh().live));
   });
 });
