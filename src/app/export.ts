@@ -12,7 +12,7 @@ import type { SpanData } from '../core/span-data.js';
 import type { ReadWarning } from '../core/waterfall-row.js';
 import { findSessions, type SessionFiles } from '../adapters/session-files.js';
 import type { SpanRange } from '../adapters/otlp-encode.js';
-import { CliError } from '../adapters/cli-error.js';
+import { UserError } from '../core/user-error.js';
 import { loadExportState, saveExportState, type ExportState } from './export-state.js';
 import { streamSessionSpans, type TurnSpans } from './session-spans.js';
 import type { SinkResult, SpanSink } from './span-sink.js';
@@ -81,12 +81,12 @@ async function collectSessions(
       );
     } catch (err) {
       // The default roots may not exist on a machine that never ran Claude Code.
-      if (paths.length === 0 && err instanceof CliError) continue;
+      if (paths.length === 0 && err instanceof UserError) continue;
       throw err;
     }
   }
   if (all.length === 0 && warnings.length === 0)
-    throw new CliError(`no Claude Code transcripts found under ${roots.join(', ')}`, 3);
+    throw new UserError(`no Claude Code transcripts found under ${roots.join(', ')}`, 'not-found');
   return all;
 }
 
@@ -118,9 +118,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     try {
       await saveExportState(stateDir, state);
     } catch (err) {
-      throw new CliError(
+      throw new UserError(
         `cannot write the state file in ${stateDir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (delivered turns will be resent next time, with the same ids)`,
-        1,
+        'failed',
       );
     }
     stateDirty = false;

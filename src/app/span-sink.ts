@@ -14,7 +14,7 @@ import {
 import { encodeJsonLine } from '../adapters/otlp-json.js';
 import { sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
 import { readFileSync } from 'node:fs';
-import { CliError } from '../adapters/cli-error.js';
+import { UserError } from '../core/user-error.js';
 import type { PrivateFile } from '../adapters/private-file.js';
 
 /** What became of spans[from, to) of a send. */
@@ -69,7 +69,7 @@ function readPem(path: string | null, what: string): string | undefined {
   try {
     return readFileSync(path, 'utf8');
   } catch {
-    throw new CliError(`cannot read ${what} ${path}`, 2);
+    throw new UserError(`cannot read ${what} ${path}`, 'usage');
   }
 }
 
