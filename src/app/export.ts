@@ -6,12 +6,14 @@
 // its last second). A turn with a span in a request the collector answered
 // with partial_success rejections, or in a span too large to send, is never
 // recorded: the response does not say which spans it dropped.
+import type { Clock } from '../core/clock.js';
 import type { PriceTable } from '../core/pricing.js';
 import type { Settings } from '../core/settings.js';
 import type { SpanData } from '../core/span-data.js';
 import type { ReadWarning } from '../core/waterfall-row.js';
 import { findSessions, type SessionFiles } from '../adapters/session-files.js';
 import type { SpanRange } from '../adapters/otlp-encode.js';
+import { systemClock } from '../adapters/system-clock.js';
 import { UserError } from '../core/user-error.js';
 import { loadExportState, saveExportState, type ExportState } from './export-state.js';
 import { streamSessionSpans, type TurnSpans } from './session-spans.js';
@@ -35,6 +37,8 @@ export interface ExportOptions {
   readOnlyState: boolean;
   onProgress?: (sessionsDone: number, sessionsTotal: number) => void;
   onNote?: (note: string) => void;
+  /** Paces the state saves (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface ExportSummary {
@@ -126,7 +130,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     stateDirty = false;
   };
   let stateDirty = false;
-  let lastSave = performance.now();
+  const clock = options.clock ?? systemClock;
+  let lastSave = clock.monotonic();
   // Each turn's protobuf fields and digest serve to compare with the state
   // file, to record the turn and to build the request: a read-only run with
   // nothing to compare (--force, or no turns recorded) needs none of them.
@@ -185,9 +190,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     // only the turns of its last second, with the same ids. Saving after every
     // batch rewrote and fsynced the whole file each time, quadratic in the
     // turns: 13 of 36 s exporting a 1 GB transcript (docs/benchmarks.md).
-    if (performance.now() - lastSave >= SAVE_EVERY_MS) {
+    if (clock.monotonic() - lastSave >= SAVE_EVERY_MS) {
       await persist();
-      lastSave = performance.now();
+      lastSave = clock.monotonic();
     }
     return true;
   };

@@ -1,11 +1,11 @@
 // A `show` target: a transcript path, a session dir (<proj>/<sid>/), a project
 // dir holding one session, a session id, or the start of one (as `git` takes a
 // short hash). Ids are looked up in every projects dir.
-import { stat } from 'node:fs/promises';
 import {
   findSessionById,
   findSessions,
   findSessionsByIdPrefix,
+  statOrNull,
   type SessionFiles,
 } from '../adapters/session-files.js';
 import { UserError } from '../core/user-error.js';
@@ -54,7 +54,7 @@ export async function resolveSession(
   target: string,
   projectsDirs: string[],
 ): Promise<SessionFiles> {
-  const exists = (await stat(target).catch(() => null)) !== null;
+  const exists = statOrNull(target) !== null;
   if (!exists && SESSION_ID.test(target)) return byId(target, projectsDirs);
   if (!exists && ID_PREFIX.test(target)) return byPrefix(target, projectsDirs);
   const sessions = await findSessions(target);
