@@ -43,6 +43,8 @@ export interface ExportOptions {
 
 export interface ExportSummary {
   sessions: number;
+  /** The sessions found under the paths (the cleanup check after export reuses the listing). */
+  listed: SessionFiles[];
   turns: number;
   turnsUnchanged: number;
   turnsDuplicate: number;
@@ -104,6 +106,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   const state: ExportState = loaded.state;
   const summary: ExportSummary = {
     sessions: sessions.length,
+    listed: sessions,
     turns: 0,
     turnsUnchanged: 0,
     turnsDuplicate: 0,

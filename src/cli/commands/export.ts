@@ -151,6 +151,7 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
   const roots = positionals.length > 0 ? positionals : settings.projectsDirs;
   for (const note of await cleanupWarnings({
     roots,
+    listed: summary.listed,
     stateDir: settings.stateDir ?? '.',
     now: Date.now(),
   }))
