@@ -42,11 +42,13 @@ async function turnsUndelivered(files: SessionFiles, delivered: Set<string>): Pr
 function listSessions(roots: string[]): SessionFiles[] {
   const all: SessionFiles[] = [];
   for (const root of roots) {
+    let found: SessionFiles[];
     try {
-      all.push(...findSessionsSync(root));
+      found = findSessionsSync(root);
     } catch {
-      // a missing root is reported by the command itself
+      continue; // a missing root is reported by the command itself
     }
+    for (const s of found) all.push(s);
   }
   return all;
 }
