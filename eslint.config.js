@@ -58,6 +58,91 @@ export default tseslint.config(
     },
   },
   {
+    // Use cases wire core to adapters: files, network, processes and time only
+    // through adapters (the clock is injected: src/core/clock.ts).
+    files: ['src/app/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                'node:fs*',
+                'fs',
+                'fs/*',
+                'node:net',
+                'net',
+                'node:http*',
+                'http',
+                'https',
+                'node:tls',
+                'node:dgram',
+                'node:child_process',
+                'child_process',
+                'node:timers*',
+                'timers',
+                'timers/*',
+              ],
+              message:
+                'src/app does no I/O of its own: reach files, network and time through src/adapters.',
+            },
+            {
+              group: ['**/cli/**'],
+              message: 'src/app must not import from src/cli (args and exit codes live there).',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...[
+          'performance',
+          'setTimeout',
+          'setInterval',
+          'setImmediate',
+          'clearTimeout',
+          'clearInterval',
+          'clearImmediate',
+        ].map((name) => ({ name, message: 'Time and timers come from the injected Clock.' })),
+        ...['process', 'fetch'].map((name) => ({
+          name,
+          message: 'src/app does no I/O of its own: go through src/adapters.',
+        })),
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportAllDeclaration', message: 'No export * : name what a module exports.' },
+        { selector: 'ExportDefaultDeclaration', message: 'No default exports.' },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'src/app takes the time from the injected clock, not Date.now().',
+        },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'src/app takes the time from the injected clock, not new Date().',
+        },
+      ],
+    },
+  },
+  {
+    // Adapters are the I/O under the use cases: they never reach up into them.
+    files: ['src/adapters/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/app/**', '**/cli/**'],
+              message: 'src/adapters must not import from src/app or src/cli.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tool configs are loaded by their tools, which expect a default export.
     files: ['vitest.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },

@@ -11,7 +11,7 @@
 // are converted on the calling thread, with the same results.
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import { CliError } from '../../dist/adapters/cli-error.js';
+import { UserError } from '../../dist/core/user-error.js';
 import { encodeSpanFields } from '../../dist/adapters/otlp-encode.js';
 import { sessionSpans } from '../../dist/app/session-spans.js';
 export function encodeSession(s) {
@@ -47,8 +47,9 @@ export function defaultWorkers() {
 }
 const WORKER_URL = new URL('./session-spans-worker.mjs', import.meta.url);
 function revive(error) {
-  const code = error.exitCode;
-  if (code === 1 || code === 2 || code === 3) return new CliError(error.message, code);
+  const kind = error.kind;
+  if (kind === 'failed' || kind === 'usage' || kind === 'not-found')
+    return new UserError(error.message, kind);
   const e = new Error(error.message);
   e.name = error.name;
   return e;

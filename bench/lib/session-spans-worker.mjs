@@ -30,7 +30,7 @@ parentPort?.on('message', (request) => {
         error: {
           name: e.name,
           message: e.message,
-          exitCode: e.exitCode,
+          kind: e.kind,
         },
       };
       parentPort?.postMessage(response);

@@ -14,7 +14,7 @@ import {
   type Source,
   type Sourced,
 } from '../core/settings.js';
-import { CliError } from './cli-error.js';
+import { UserError } from '../core/user-error.js';
 import { defaultProjectsDirs } from './projects-dir.js';
 import { parseKeyValueList } from './resource.js';
 
@@ -51,21 +51,25 @@ function readConfigFile(path: string): Partial<Settings> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new CliError(
+    throw new UserError(
       `cannot read config file ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
-      2,
+      'usage',
     );
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new CliError(`config file ${path} is not valid JSON: ${(err as Error).message}`, 2);
+    throw new UserError(
+      `config file ${path} is not valid JSON: ${(err as Error).message}`,
+      'usage',
+    );
   }
   try {
     return validateConfigFile(value);
   } catch (err) {
-    if (err instanceof SettingError) throw new CliError(`config file ${path}: ${err.message}`, 2);
+    if (err instanceof SettingError)
+      throw new UserError(`config file ${path}: ${err.message}`, 'usage');
     throw err;
   }
 }
@@ -156,9 +160,9 @@ function typed<K extends keyof Settings>(key: K, raw: unknown, where: string): S
     if (!(err instanceof SettingError)) throw err;
     // A named variable says what it is; the setting's own name would only repeat it.
     const named = where.startsWith('environment: ') && err.message.startsWith(`${err.key}: `);
-    throw new CliError(
+    throw new UserError(
       `${where}: ${named ? err.message.slice(err.key.length + 2) : err.message}`,
-      2,
+      'usage',
     );
   }
 }

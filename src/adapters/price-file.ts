@@ -2,21 +2,21 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { validatePriceTable, type PriceTable } from '../core/pricing.js';
-import { CliError } from './cli-error.js';
+import { UserError } from '../core/user-error.js';
 
 export const BUNDLED_PRICING = fileURLToPath(new URL('../../config/pricing.json', import.meta.url));
 
 export async function loadPriceTable(file: string = BUNDLED_PRICING): Promise<PriceTable> {
   const text = await readFile(file, 'utf8').catch(() => {
-    throw new CliError(`cannot read price file ${file}`, 2);
+    throw new UserError(`cannot read price file ${file}`, 'usage');
   });
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new CliError(`price file ${file} is not valid JSON`, 2);
+    throw new UserError(`price file ${file} is not valid JSON`, 'usage');
   }
   const table = validatePriceTable(value);
-  if (typeof table === 'string') throw new CliError(`price file ${file}: ${table}`, 2);
+  if (typeof table === 'string') throw new UserError(`price file ${file}: ${table}`, 'usage');
   return table;
 }

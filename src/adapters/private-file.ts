@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { CliError } from './cli-error.js';
+import { UserError } from '../core/user-error.js';
 
 export interface PrivateFile {
   readonly path: string;
@@ -27,28 +27,29 @@ async function checkTarget(path: string, flag: string): Promise<boolean> {
   const dir = dirname(path);
   const info = await stat(dir).catch((err: NodeJS.ErrnoException) => err);
   if (info instanceof Error)
-    throw new CliError(
+    throw new UserError(
       `${flag} ${path}: ${info.code === 'ENOENT' ? `directory ${dir} does not exist` : `cannot use directory ${dir} (${info.code ?? info.message})`}`,
-      2,
+      'usage',
     );
-  if (!info.isDirectory()) throw new CliError(`${flag} ${path}: ${dir} is not a directory`, 2);
+  if (!info.isDirectory())
+    throw new UserError(`${flag} ${path}: ${dir} is not a directory`, 'usage');
   const target = await lstat(path).catch(() => null);
   if (target === null || target.isFile()) return false;
   if (target.isSymbolicLink())
-    throw new CliError(
+    throw new UserError(
       `${flag} ${path}: is a symbolic link; not followed (name the file itself, or remove the link)`,
-      2,
+      'usage',
     );
-  if (target.isDirectory()) throw new CliError(`${flag} ${path}: is a directory`, 2);
+  if (target.isDirectory()) throw new UserError(`${flag} ${path}: is a directory`, 'usage');
   return true;
 }
 
 /** A device or FIFO: written in place, nothing to rename. */
 async function openInPlace(path: string, flag: string): Promise<PrivateFile> {
-  const failed = (err: unknown): CliError =>
-    new CliError(
+  const failed = (err: unknown): UserError =>
+    new UserError(
       `${flag} ${path}: cannot write (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-      1,
+      'failed',
     );
   const handle = await open(path, 'w').catch((err: unknown) => {
     throw failed(err);
@@ -74,9 +75,9 @@ export async function openPrivateFile(path: string, flag: string): Promise<Priva
   try {
     handle = await open(tmp, 'wx', 0o600);
   } catch (err) {
-    throw new CliError(
+    throw new UserError(
       `${flag} ${path}: cannot write there (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-      2,
+      'usage',
     );
   }
   let closed = false;
@@ -91,9 +92,9 @@ export async function openPrivateFile(path: string, flag: string): Promise<Priva
       try {
         await handle.writeFile(text);
       } catch (err) {
-        throw new CliError(
+        throw new UserError(
           `${flag} ${path}: cannot write (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-          1,
+          'failed',
         );
       }
     },
@@ -104,9 +105,9 @@ export async function openPrivateFile(path: string, flag: string): Promise<Priva
         await rename(tmp, path);
       } catch (err) {
         await unlink(tmp).catch(() => undefined);
-        throw new CliError(
+        throw new UserError(
           `${flag} ${path}: cannot write (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-          1,
+          'failed',
         );
       }
     },

@@ -3,7 +3,7 @@
 // (later wins). One object for all spans: the serializer groups by identity.
 import { hostname } from 'node:os';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
-import { CliError } from './cli-error.js';
+import { UserError } from '../core/user-error.js';
 
 export const DEFAULT_SERVICE_NAME = 'claude-code';
 
@@ -13,13 +13,13 @@ export function parseKeyValueList(text: string, what: string): Record<string, st
   for (const part of text.split(',')) {
     if (part.trim() === '') continue;
     const eq = part.indexOf('=');
-    if (eq <= 0) throw new CliError(`${what}: expected key=value, got '${part.trim()}'`, 2);
+    if (eq <= 0) throw new UserError(`${what}: expected key=value, got '${part.trim()}'`, 'usage');
     const key = part.slice(0, eq).trim();
     let value = part.slice(eq + 1).trim();
     try {
       value = decodeURIComponent(value);
     } catch {
-      throw new CliError(`${what}: bad percent-encoding in value of '${key}'`, 2);
+      throw new UserError(`${what}: bad percent-encoding in value of '${key}'`, 'usage');
     }
     out[key] = value;
   }

@@ -20,7 +20,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { CliError } from './cli-error.js';
+import { UserError } from '../core/user-error.js';
 import { AGENT_FILE, META_FILE } from '../core/turn-lifecycle.js';
 
 export interface AgentFile {
@@ -229,7 +229,7 @@ function sessionOfDir(dir: string, source: DirSource): SessionFiles | null {
 
 /**
  * Sessions under a path: a transcript file, a session dir, a project dir, or a
- * projects root (a dir of project dirs). Throws a CliError when the path has none.
+ * projects root (a dir of project dirs). Throws a UserError (not-found) when the path has none.
  */
 export function findSessionsSync(
   path: string,
@@ -237,10 +237,11 @@ export function findSessionsSync(
   source: DirSource = diskSource,
 ): SessionFiles[] {
   const info = statOrNull(path);
-  if (info === null) throw new CliError(`no such file or directory: ${path}`, 3);
+  if (info === null) throw new UserError(`no such file or directory: ${path}`, 'not-found');
   if (info.isFile()) {
     const name = basename(path);
-    if (!name.endsWith('.jsonl')) throw new CliError(`not a transcript (.jsonl): ${path}`, 3);
+    if (!name.endsWith('.jsonl'))
+      throw new UserError(`not a transcript (.jsonl): ${path}`, 'not-found');
     const inProject = sessionsInProjectSync(dirname(path), undefined, source);
     const found = inProject.find((s) => s.mainFile === path);
     if (found !== undefined) return [found];
@@ -267,13 +268,13 @@ export function findSessionsSync(
   for (const { name, isDir } of source.list(path, count))
     if (isDir) nested.push(...sessionsInProjectSync(join(path, name), count, source));
   if (nested.length === 0 && unreadable === 0)
-    throw new CliError(`no Claude Code transcripts (*.jsonl) found under ${path}`, 3);
+    throw new UserError(`no Claude Code transcripts (*.jsonl) found under ${path}`, 'not-found');
   return nested;
 }
 
 /**
  * Sessions under a path: a transcript file, a project dir, or a projects root
- * (a dir of project dirs). Rejects with a CliError when the path has none.
+ * (a dir of project dirs). Rejects with a UserError (not-found) when the path has none.
  */
 export async function findSessions(path: string, onProblem?: ProblemSink): Promise<SessionFiles[]> {
   return findSessionsSync(path, onProblem);
@@ -292,7 +293,7 @@ export async function findSessionById(
       if (found !== undefined) return found;
     }
   }
-  throw new CliError(`session ${sessionId} not found under ${projectsRoot}`, 3);
+  throw new UserError(`session ${sessionId} not found under ${projectsRoot}`, 'not-found');
 }
 
 /** Sessions under a projects root whose id starts with `prefix` (a shortened id). */

@@ -6,7 +6,7 @@
 // sessions and projects.
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { CliError } from './cli-error.js';
+import { UserError } from '../core/user-error.js';
 
 const codeOf = (err: unknown): string =>
   (err as NodeJS.ErrnoException).code ?? (err as Error).message;
@@ -17,12 +17,13 @@ async function missingDirs(dir: string, label: string): Promise<string[]> {
   for (let path = resolve(dir); ; path = dirname(path)) {
     const info = await stat(path).catch((err: unknown) => codeOf(err));
     if (typeof info !== 'string') {
-      if (!info.isDirectory()) throw new CliError(`${label} ${dir}: ${path} is not a directory`, 2);
+      if (!info.isDirectory())
+        throw new UserError(`${label} ${dir}: ${path} is not a directory`, 'usage');
       return missing;
     }
     // ENOTDIR: some component above is a file; going up finds and names it.
     if (info !== 'ENOENT' && info !== 'ENOTDIR')
-      throw new CliError(`${label} ${dir}: cannot use ${path} (${info})`, 2);
+      throw new UserError(`${label} ${dir}: cannot use ${path} (${info})`, 'usage');
     missing.push(path);
     if (dirname(path) === path) return missing;
   }
@@ -48,7 +49,7 @@ export async function prepareStateDir(
       await mkdir(path, { mode: 0o700 });
     } catch (err) {
       if (codeOf(err) !== 'EEXIST')
-        throw new CliError(`${label} ${dir}: cannot create ${path} (${codeOf(err)})`, 2);
+        throw new UserError(`${label} ${dir}: cannot create ${path} (${codeOf(err)})`, 'usage');
     }
   }
   if (missing.length > 0) return;

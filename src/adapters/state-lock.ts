@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
 import { link, mkdir, readFile, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CliError } from './cli-error.js';
+import { UserError } from '../core/user-error.js';
 import { prepareStateDir } from './state-dir.js';
 
 export type LockCommand = 'watch' | 'export';
@@ -144,15 +144,16 @@ export async function lockStateDir(
     const holder = await readHolder(path);
     if (holder === 'gone') continue;
     if (holder === 'garbled' || !isAlive(holder.pid)) {
-      if (round > 1000) throw new CliError(`cannot take the stale lock ${path}; remove it`, 1);
+      if (round > 1000)
+        throw new UserError(`cannot take the stale lock ${path}; remove it`, 'failed');
       await takeOver(path, holder);
       continue;
     }
     const waits = command === 'export' && holder.command === 'export';
     if (!waits || Date.now() > deadline)
-      throw new CliError(
+      throw new UserError(
         `state dir ${stateDir} is in use by ${describe(holder)}${holder.command === 'watch' ? ', which already exports these sessions' : ''}; stop it or use another ${label} (lock: ${path})`,
-        1,
+        'failed',
       );
     if (!told) options.onWait?.(holder);
     told = true;

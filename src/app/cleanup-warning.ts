@@ -2,6 +2,8 @@
 // default) when it starts. A session that is close to that age and whose turns
 // no export or daemon has delivered will then exist nowhere: `status` and
 // `export` say so, in one line per run, while there is time to export it.
+// Only transcripts old enough to warn about cost more than a stat: a session
+// is read, and the state file too, only when its transcript is that old.
 import { dirname, join } from 'node:path';
 import { traceIdFor } from '../core/span-ids.js';
 import { finish } from '../core/assemble.js';
@@ -20,13 +22,15 @@ const MAX_NAMED = 3;
 export interface CleanupCheckOptions {
   /** Transcript files, session, project or projects dirs: as export takes them. */
   roots: string[];
+  /** The sessions under `roots`, when the caller listed them already (export has). */
+  listed?: SessionFiles[];
   stateDir: string;
   now: number;
 }
 
-/** Claude Code's settings.json for a session: in the config dir above its projects dir. */
-const settingsFileOf = (s: SessionFiles): string =>
-  join(dirname(dirname(s.projectDir)), 'settings.json');
+/** Claude Code's settings.json for a project dir: in the config dir above its projects dir. */
+const settingsFileOf = (projectDir: string): string =>
+  join(dirname(dirname(projectDir)), 'settings.json');
 
 async function turnsUndelivered(files: SessionFiles, delivered: Set<string>): Promise<boolean> {
   const state = openSession(files);
@@ -36,7 +40,7 @@ async function turnsUndelivered(files: SessionFiles, delivered: Set<string>): Pr
 }
 
 function listSessions(roots: string[]): SessionFiles[] {
-  const unique = new Map<string, SessionFiles>();
+  const all: SessionFiles[] = [];
   for (const root of roots) {
     let found: SessionFiles[];
     try {
@@ -44,12 +48,34 @@ function listSessions(roots: string[]): SessionFiles[] {
     } catch {
       continue; // a missing root is reported by the command itself
     }
-    for (const s of found) {
-      const key = realPathOf(s.mainFile);
-      if (!unique.has(key)) unique.set(key, s);
-    }
+    for (const s of found) all.push(s);
   }
-  return [...unique.values()];
+  return all;
+}
+
+/**
+ * Each existing transcript once, with its last write, in listing order
+ * however many roots reach it (a symlinked projects dir). The same file is
+ * told by the (dev, ino) of the stat the age needs anyway; a realpath only
+ * when two share them, to keep hard links apart as distinct paths.
+ */
+function transcriptsOnce(sessions: SessionFiles[]): { files: SessionFiles; mtimeMs: number }[] {
+  const out: { files: SessionFiles; mtimeMs: number }[] = [];
+  const kept = new Map<string, string[]>();
+  for (const s of sessions) {
+    const info = statOrNull(s.mainFile);
+    if (info === null) continue;
+    const key = `${info.dev}:${info.ino}`;
+    const same = kept.get(key);
+    if (same === undefined) kept.set(key, [s.mainFile]);
+    else {
+      const real = realPathOf(s.mainFile);
+      if (same.some((f) => realPathOf(f) === real)) continue;
+      same.push(s.mainFile);
+    }
+    out.push({ files: s, mtimeMs: info.mtimeMs });
+  }
+  return out;
 }
 
 /** The warning lines (none, or one plus any settings.json problems). */
@@ -65,12 +91,21 @@ export async function cleanupWarnings(options: CleanupCheckOptions): Promise<str
     }
     return period;
   };
+  // Sessions of one project share its settings file: its path is worked out once.
+  const byProject = new Map<string, CleanupPeriod>();
+  const periodOfProject = (projectDir: string): CleanupPeriod => {
+    let period = byProject.get(projectDir);
+    if (period === undefined) {
+      period = periodOf(settingsFileOf(projectDir));
+      byProject.set(projectDir, period);
+    }
+    return period;
+  };
   let delivered: Set<string> | null = null;
   const atRisk: { id: string; days: number }[] = [];
-  for (const s of listSessions(options.roots)) {
-    const mtime = statOrNull(s.mainFile)?.mtimeMs;
-    if (mtime === undefined) continue;
-    const { days } = periodOf(settingsFileOf(s));
+  const listed = options.listed ?? listSessions(options.roots);
+  for (const { files: s, mtimeMs: mtime } of transcriptsOnce(listed)) {
+    const { days } = periodOfProject(s.projectDir);
     if (mtime >= options.now - (days - CLEANUP_MARGIN_DAYS) * DAY_MS) continue;
     delivered ??= readDeliveredTraceIds(options.stateDir);
     if (await turnsUndelivered(s, delivered)) atRisk.push({ id: s.sessionId, days });

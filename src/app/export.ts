@@ -6,13 +6,15 @@
 // its last second). A turn with a span in a request the collector answered
 // with partial_success rejections, or in a span too large to send, is never
 // recorded: the response does not say which spans it dropped.
+import type { Clock } from '../core/clock.js';
 import type { PriceTable } from '../core/pricing.js';
 import type { Settings } from '../core/settings.js';
 import type { SpanData } from '../core/span-data.js';
 import type { ReadWarning } from '../core/waterfall-row.js';
 import { findSessions, type SessionFiles } from '../adapters/session-files.js';
 import type { SpanRange } from '../adapters/otlp-encode.js';
-import { CliError } from '../adapters/cli-error.js';
+import { systemClock } from '../adapters/system-clock.js';
+import { UserError } from '../core/user-error.js';
 import { loadExportState, saveExportState, type ExportState } from './export-state.js';
 import { streamSessionSpans, type TurnSpans } from './session-spans.js';
 import type { SinkResult, SpanSink } from './span-sink.js';
@@ -35,10 +37,14 @@ export interface ExportOptions {
   readOnlyState: boolean;
   onProgress?: (sessionsDone: number, sessionsTotal: number) => void;
   onNote?: (note: string) => void;
+  /** Paces the state saves (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface ExportSummary {
   sessions: number;
+  /** The sessions found under the paths (the cleanup check after export reuses the listing). */
+  listed: SessionFiles[];
   turns: number;
   turnsUnchanged: number;
   turnsDuplicate: number;
@@ -81,12 +87,12 @@ async function collectSessions(
       );
     } catch (err) {
       // The default roots may not exist on a machine that never ran Claude Code.
-      if (paths.length === 0 && err instanceof CliError) continue;
+      if (paths.length === 0 && err instanceof UserError) continue;
       throw err;
     }
   }
   if (all.length === 0 && warnings.length === 0)
-    throw new CliError(`no Claude Code transcripts found under ${roots.join(', ')}`, 3);
+    throw new UserError(`no Claude Code transcripts found under ${roots.join(', ')}`, 'not-found');
   return all;
 }
 
@@ -100,6 +106,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   const state: ExportState = loaded.state;
   const summary: ExportSummary = {
     sessions: sessions.length,
+    listed: sessions,
     turns: 0,
     turnsUnchanged: 0,
     turnsDuplicate: 0,
@@ -118,15 +125,16 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     try {
       await saveExportState(stateDir, state);
     } catch (err) {
-      throw new CliError(
+      throw new UserError(
         `cannot write the state file in ${stateDir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (delivered turns will be resent next time, with the same ids)`,
-        1,
+        'failed',
       );
     }
     stateDirty = false;
   };
   let stateDirty = false;
-  let lastSave = performance.now();
+  const clock = options.clock ?? systemClock;
+  let lastSave = clock.monotonic();
   // Each turn's protobuf fields and digest serve to compare with the state
   // file, to record the turn and to build the request: a read-only run with
   // nothing to compare (--force, or no turns recorded) needs none of them.
@@ -185,9 +193,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     // only the turns of its last second, with the same ids. Saving after every
     // batch rewrote and fsynced the whole file each time, quadratic in the
     // turns: 13 of 36 s exporting a 1 GB transcript (docs/benchmarks.md).
-    if (performance.now() - lastSave >= SAVE_EVERY_MS) {
+    if (clock.monotonic() - lastSave >= SAVE_EVERY_MS) {
       await persist();
-      lastSave = performance.now();
+      lastSave = clock.monotonic();
     }
     return true;
   };

@@ -1,14 +1,14 @@
 // A `show` target: a transcript path, a session dir (<proj>/<sid>/), a project
 // dir holding one session, a session id, or the start of one (as `git` takes a
 // short hash). Ids are looked up in every projects dir.
-import { stat } from 'node:fs/promises';
 import {
   findSessionById,
   findSessions,
   findSessionsByIdPrefix,
+  statOrNull,
   type SessionFiles,
 } from '../adapters/session-files.js';
-import { CliError } from '../adapters/cli-error.js';
+import { UserError } from '../core/user-error.js';
 import { realPathOf } from '../adapters/projects-dir.js';
 
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -22,7 +22,7 @@ async function byId(id: string, projectsDirs: string[]): Promise<SessionFiles> {
     const found = await findSessionById(root, id).catch(() => null);
     if (found !== null) return found;
   }
-  throw new CliError(`session ${id} not found under ${projectsDirs.join(', ')}`, 3);
+  throw new UserError(`session ${id} not found under ${projectsDirs.join(', ')}`, 'not-found');
 }
 
 function byPrefix(prefix: string, projectsDirs: string[]): SessionFiles {
@@ -36,14 +36,17 @@ function byPrefix(prefix: string, projectsDirs: string[]): SessionFiles {
   const found = [...unique.values()];
   const only = found[0];
   if (only === undefined)
-    throw new CliError(`no session id starts with ${prefix} under ${projectsDirs.join(', ')}`, 3);
+    throw new UserError(
+      `no session id starts with ${prefix} under ${projectsDirs.join(', ')}`,
+      'not-found',
+    );
   if (found.length === 1) return only;
   const ids = found.map((s) => s.sessionId).sort();
   const listed = ids.slice(0, MAX_LISTED).join(', ');
   const more = ids.length > MAX_LISTED ? ` and ${ids.length - MAX_LISTED} more` : '';
-  throw new CliError(
+  throw new UserError(
     `session id prefix ${prefix} is ambiguous: ${listed}${more}; give more of the id`,
-    2,
+    'usage',
   );
 }
 
@@ -51,17 +54,18 @@ export async function resolveSession(
   target: string,
   projectsDirs: string[],
 ): Promise<SessionFiles> {
-  const exists = (await stat(target).catch(() => null)) !== null;
+  const exists = statOrNull(target) !== null;
   if (!exists && SESSION_ID.test(target)) return byId(target, projectsDirs);
   if (!exists && ID_PREFIX.test(target)) return byPrefix(target, projectsDirs);
   const sessions = await findSessions(target);
   if (sessions.length > 1) {
-    throw new CliError(
+    throw new UserError(
       `${target} holds ${sessions.length} sessions; name one transcript file or session id`,
-      2,
+      'usage',
     );
   }
   const only = sessions[0];
-  if (only === undefined) throw new CliError(`no Claude Code transcripts found under ${target}`, 3);
+  if (only === undefined)
+    throw new UserError(`no Claude Code transcripts found under ${target}`, 'not-found');
   return only;
 }

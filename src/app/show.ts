@@ -10,7 +10,7 @@ import type { PriceTable } from '../core/pricing.js';
 import { headerOf, lastPromptModeOf } from '../core/session-header.js';
 import type { SessionInfo } from '../core/records.js';
 import type { SessionFiles } from '../adapters/session-files.js';
-import { CliError } from '../adapters/cli-error.js';
+import { UserError } from '../core/user-error.js';
 import type { ReadWarning, WaterfallRow } from '../core/waterfall-row.js';
 import type { SessionHeader } from '../core/session-header.js';
 import { loadPriceTable } from '../adapters/price-file.js';
@@ -168,7 +168,7 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
   const built = buildView(model, prices);
   const { unknownModels } = built;
   const noTurn = missingTurn(options.filter, built.view);
-  if (noTurn !== null) throw new CliError(noTurn, 2);
+  if (noTurn !== null) throw new UserError(noTurn, 'usage');
   const view = filterView(built.view, options.filter);
   const filterNote = describeFilter(options.filter, built.view, view);
   const notes = unknownModels.map((m) => `no price for model ${m}: its cost is left out`);

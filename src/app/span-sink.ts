@@ -13,9 +13,9 @@ import {
 } from '../adapters/otlp-encode.js';
 import { encodeJsonLine } from '../adapters/otlp-json.js';
 import { sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
-import { readFileSync } from 'node:fs';
-import { CliError } from '../adapters/cli-error.js';
+import { UserError } from '../core/user-error.js';
 import type { PrivateFile } from '../adapters/private-file.js';
+import { readSmallFileSync } from '../adapters/file-info.js';
 
 /** What became of spans[from, to) of a send. */
 export type SinkPart =
@@ -66,11 +66,9 @@ export interface RetryPolicy {
 
 function readPem(path: string | null, what: string): string | undefined {
   if (path === null) return undefined;
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    throw new CliError(`cannot read ${what} ${path}`, 2);
-  }
+  const pem = readSmallFileSync(path);
+  if (pem === null) throw new UserError(`cannot read ${what} ${path}`, 'usage');
+  return pem;
 }
 
 export function otlpSink(settings: Settings, resource: Resource, retry: RetryPolicy): SpanSink {

@@ -5,7 +5,7 @@
 import { basename, join, resolve } from 'node:path';
 import { sessionsInProject, type SessionFiles } from '../adapters/session-files.js';
 import { fileInfo, isDirectory, listNames } from '../adapters/file-info.js';
-import { CliError } from '../adapters/cli-error.js';
+import { UserError } from '../core/user-error.js';
 import type { ParseOptions } from '../core/parse-record.js';
 import { cwdFromProjectDirName } from '../core/project-dir-name.js';
 import { createSessionState, startNextSegment, type SessionState } from '../core/session-state.js';
@@ -160,7 +160,10 @@ export async function collectStatus(
     }
   }
   if (roots === 0)
-    throw new CliError(`no projects directory found (${options.projectsDirs.join(', ')})`, 3);
+    throw new UserError(
+      `no projects directory found (${options.projectsDirs.join(', ')})`,
+      'not-found',
+    );
   rows.sort((a, b) => b.lastActivity - a.lastActivity || a.file.localeCompare(b.file));
   return { rows, notes };
 }

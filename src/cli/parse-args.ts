@@ -1,6 +1,6 @@
 // node:util parseArgs, with its errors turned into one-line usage errors (exit 2).
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { CliError } from '../adapters/cli-error.js';
+import { UserError } from '../core/user-error.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -36,9 +36,9 @@ export function parseCommandArgs<O extends Options>(command: string, argv: strin
     });
   } catch (err) {
     const message = (err as Error).message.split('\n')[0] ?? 'invalid arguments';
-    throw new CliError(
+    throw new UserError(
       `${command}: ${message.replace(/\. To specify a positional.*$/, '')} (see 'ccotel ${command} --help')`,
-      2,
+      'usage',
     );
   }
 }

@@ -1,8 +1,9 @@
 // Command dispatch, separate from the process wiring in main.ts so tests can
 // run commands in-process.
 import { readFileSync } from 'node:fs';
-import { CliError } from '../adapters/cli-error.js';
+import { UserError } from '../core/user-error.js';
 import type { CommandIo } from './command-io.js';
+import { exitCodeOf } from './exit-code.js';
 
 type Command = (argv: string[], io: CommandIo) => Promise<number>;
 
@@ -49,7 +50,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     return 0;
   }
   const load = COMMANDS[name];
-  if (load === undefined) throw new CliError(`unknown command '${name}' (see 'ccotel --help')`, 2);
+  if (load === undefined)
+    throw new UserError(`unknown command '${name}' (see 'ccotel --help')`, 'usage');
   const command = await load();
   return command(rest, io);
 }
@@ -59,9 +61,10 @@ export async function runCli(argv: string[], io: CommandIo): Promise<number> {
   try {
     return await main(argv, io);
   } catch (err) {
-    if (err instanceof CliError) {
-      io.stderr(`ccotel: ${err.message}\n`);
-      return err.exitCode;
+    const code = exitCodeOf(err);
+    if (code !== null) {
+      io.stderr(`ccotel: ${(err as Error).message}\n`);
+      return code;
     }
     const message = err instanceof Error ? err.message : String(err);
     io.stderr(`ccotel: unexpected error: ${message.split('\n')[0]}\n`);

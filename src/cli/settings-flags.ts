@@ -2,7 +2,7 @@
 // their translation into raw setting values for the config loader.
 import type { Resource } from '@opentelemetry/resources';
 import { loadConfig, type FlagValues } from '../adapters/config-loader.js';
-import { CliError } from '../adapters/cli-error.js';
+import { UserError } from '../core/user-error.js';
 import { loadPriceTable } from '../adapters/price-file.js';
 import { buildResource, parseKeyValueList } from '../adapters/resource.js';
 import type { PriceTable } from '../core/pricing.js';
@@ -53,7 +53,10 @@ export const SETTINGS_HELP = `Export options (flags override the environment, wh
 export function parseDuration(text: string, flag: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
   if (m === null)
-    throw new CliError(`${flag}: expected a duration such as 30s, 10m or 1h, got '${text}'`, 2);
+    throw new UserError(
+      `${flag}: expected a duration such as 30s, 10m or 1h, got '${text}'`,
+      'usage',
+    );
   const n = Number(m[1]);
   const unit = m[2] ?? 's';
   const factor = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
@@ -88,7 +91,7 @@ function checkFlag(key: keyof Settings, value: unknown): void {
     const reason = err.message.startsWith(`${err.key}: `)
       ? err.message.slice(err.key.length + 2)
       : err.message;
-    throw new CliError(`${flagName(key)}: ${reason}`, 2);
+    throw new UserError(`${flagName(key)}: ${reason}`, 'usage');
   }
 }
 

@@ -452,7 +452,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
 
   it('a state dir that cannot exist (its parent is a regular file: ENOTDIR) stops watch at start with one line', async () => {
     const { runWatchCommand } = await import('../../src/cli/commands/watch.js');
-    const { CliError } = await import('../../src/adapters/cli-error.js');
+    const { exitCodeOf } = await import('../../src/cli/exit-code.js');
     const h = await harness();
     const dirs = await h.tempDirs();
     try {
@@ -482,8 +482,9 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
         );
       } catch (err) {
         // What runCli would print: one line, and unexpected errors as such.
-        code = err instanceof CliError ? err.exitCode : 1;
-        stderr += `ccotel: ${err instanceof CliError ? '' : 'unexpected error: '}${(err as Error).message.split('\n')[0]}\n`;
+        const userCode = exitCodeOf(err);
+        code = userCode ?? 1;
+        stderr += `ccotel: ${userCode !== null ? '' : 'unexpected error: '}${(err as Error).message.split('\n')[0]}\n`;
       }
       record({
         name: 'watch: state dir unwritable (ENOTDIR)',

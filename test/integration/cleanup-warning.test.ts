@@ -2,7 +2,16 @@
 // 3 days of Claude Code's cleanup (its transcript older than cleanupPeriodDays
 // − 3, from a fake ~/.claude/settings.json, else 30) and no export or daemon
 // recorded its turns as delivered.
-import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -95,6 +104,20 @@ describe("warning before Claude Code's cleanup", () => {
     const run = await ccotel(['status']);
     expect(run.stderr).toContain(`settings.json: not valid JSON; cleanupPeriodDays taken as 30`);
     expect(warnings(run.stderr)[0]).toContain('(cleanupPeriodDays 30)');
+  });
+
+  it('a transcript reached through two paths (a symlinked dir) is named once; a hard link under another name is its own session', async () => {
+    session('hook-stop', HOOK, 28);
+    const project = join(claudeDir(), 'projects', 'hook-stop');
+    const COPY = '11111111-2222-4333-8444-555555555555';
+    linkSync(join(project, `${HOOK}.jsonl`), join(project, `${COPY}.jsonl`));
+    const alias = join(base, 'alias');
+    symlinkSync(project, alias);
+    const dry = await ccotel(['export', '--dry-run', project, alias]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(warnings(dry.stderr)).toEqual([
+      `ccotel: 2 sessions are within 3 days of Claude Code's cleanup (cleanupPeriodDays 30) and not exported: ${COPY}, ${HOOK}; run 'ccotel export' to keep them, or raise cleanupPeriodDays in Claude Code's settings.json`,
+    ]);
   });
 
   it('once exported, neither export nor status warns', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/adapters/config-loader.js';
 import { parseRetryAfter } from '../../src/adapters/otlp-http-sender.js';
+import { exitCodeOf } from '../../src/cli/exit-code.js';
 import { maskSecrets, tracesUrl } from '../../src/core/settings.js';
 
 const env = (e: Record<string, string>): NodeJS.ProcessEnv => ({ HOME: '/home/x', ...e });
@@ -67,9 +68,14 @@ describe('settings', () => {
   });
 
   it('rejects bad values with the key named, as exit code 2', () => {
-    expect(() => loadConfig({ endpoint: 'not a url' }, env({}))).toThrow(
-      expect.objectContaining({ exitCode: 2, message: expect.stringContaining('endpoint') }),
-    );
+    let bad: unknown = null;
+    try {
+      loadConfig({ endpoint: 'not a url' }, env({}));
+    } catch (err) {
+      bad = err;
+    }
+    expect(exitCodeOf(bad)).toBe(2);
+    expect((bad as Error).message).toContain('endpoint');
     expect(() => loadConfig({ protocol: 'grpc' }, env({}))).toThrow(/grpc is not supported/);
     expect(() => loadConfig({}, env({ OTEL_EXPORTER_OTLP_HEADERS: 'novalue' }))).toThrow(
       /OTEL_EXPORTER_OTLP_HEADERS: expected key=value/,

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/adapters/cli-error.js';
+import { UserError } from '../../src/core/user-error.js';
 import { lockPath, lockStateDir } from '../../src/adapters/state-lock.js';
 
 let dir: string;
@@ -34,8 +34,8 @@ describe('state dir lock', () => {
     const lost = results.filter((r) => r.status === 'rejected');
     expect(won).toHaveLength(1);
     expect(lost).toHaveLength(1);
-    const reason = (lost[0] as PromiseRejectedResult).reason as CliError;
-    expect(reason).toBeInstanceOf(CliError);
+    const reason = (lost[0] as PromiseRejectedResult).reason as UserError;
+    expect(reason).toBeInstanceOf(UserError);
     expect(reason.message).toMatch(new RegExp(`in use by ccotel watch \\(pid ${process.pid},`));
     const holder = JSON.parse(await readFile(lockPath(dir), 'utf8')) as { pid: number };
     expect(holder.pid).toBe(process.pid);

@@ -146,7 +146,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
       sessions[entry.key] = entry.tracker === null ? entry.record : entry.tracker.toRecord(true);
     return { version: 1, createdAt, sessions };
   };
-  const saver = createStateSaver(stateDir, records, snapshot, log);
+  const saver = createStateSaver(stateDir, records, snapshot, log, clock);
   const persist = saver.save;
   const persistSoon = saver.saveSoon;
 
@@ -283,6 +283,7 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const queue = createDeliveryQueue<Sent>({
     makeSink: options.makeSink ?? ((policy) => otlpSink(settings, options.resource, policy)),
     log,
+    clock,
     maxRetries: once ? 5 : Infinity,
     maxBackoffMs: once ? 5000 : 30_000,
     lingerMs: options.lingerMs ?? 5,

@@ -7,6 +7,7 @@
 // episode of partial_success rejections. Rejected spans are not retried (the
 // OTLP spec says not to): their turns stay unrecorded, so a later
 // `ccotel export` resends them whole.
+import type { Clock, Timer } from '../../core/clock.js';
 import type { AttemptFailure } from '../../adapters/otlp-http-sender.js';
 import type { Logger } from '../../adapters/logger.js';
 import type { SpanData } from '../../core/span-data.js';
@@ -21,6 +22,8 @@ export interface DeliveryQueueOptions<T> {
   /** Builds the sink with the queue's retry policy (it reports retries for outage logging). */
   makeSink(policy: RetryPolicy): SpanSink;
   log: Logger;
+  /** The linger, the backoff between attempts and the outage's length. */
+  clock: Clock;
   /** Attempts after the first per batch; Infinity for the daemon, a few for --once. */
   maxRetries: number;
   maxBackoffMs: number;
@@ -49,12 +52,13 @@ export interface DeliveryQueue {
   abort(): void;
 }
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+/** Waits `ms` on the clock, or until the signal aborts. */
+const sleep = (clock: Clock, ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
+    const timer = clock.setTimer(ms, done);
     function done(): void {
-      clearTimeout(timer);
+      timer.cancel();
       signal.removeEventListener('abort', done);
       resolve();
     }
@@ -62,17 +66,18 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   });
 
 export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): DeliveryQueue {
-  const { log } = options;
+  const { log, clock } = options;
   const controller = new AbortController();
+  /** When the outage began (monotonic ms); null while the collector answers. */
   let outageSince: number | null = null;
   let running = false;
-  let scheduled: NodeJS.Timeout | null = null;
+  let scheduled: Timer | null = null;
   let gaveUp = false;
   let idleWaiters: (() => void)[] = [];
 
   const startOutage = (failure: AttemptFailure, retryInMs: number | null): void => {
     if (outageSince !== null) return;
-    outageSince = Date.now();
+    outageSince = clock.monotonic();
     log.warn('collector unreachable; spans are kept and will be retried', {
       error: failure.message,
       status: failure.status,
@@ -119,7 +124,7 @@ export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): Delive
     if (answered === 0) return batch;
     if (outageSince !== null) {
       log.info('collector reachable again; delivering held spans', {
-        outageSeconds: Math.round((Date.now() - outageSince) / 1000),
+        outageSeconds: Math.round((clock.monotonic() - outageSince) / 1000),
       });
       outageSince = null;
     }
@@ -161,7 +166,7 @@ export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): Delive
       }
       // 401, 403, 404…: a configuration problem someone may fix; keep trying, slowly.
       startOutage(failure, backoff);
-      await sleep(backoff, controller.signal);
+      await sleep(clock, backoff, controller.signal);
       backoff = Math.min(backoff * 2, options.maxBackoffMs);
     }
   }
@@ -191,10 +196,10 @@ export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): Delive
   return {
     kick() {
       if (running || scheduled !== null || controller.signal.aborted) return;
-      scheduled = setTimeout(() => {
+      scheduled = clock.setTimer(options.lingerMs, () => {
         scheduled = null;
         void run();
-      }, options.lingerMs);
+      });
     },
     whenIdle() {
       if (!running && scheduled === null) return Promise.resolve();
@@ -210,10 +215,8 @@ export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): Delive
     },
     abort() {
       controller.abort();
-      if (scheduled !== null) {
-        clearTimeout(scheduled);
-        scheduled = null;
-      }
+      scheduled?.cancel();
+      scheduled = null;
       if (!running) wakeWaiters();
     },
   };

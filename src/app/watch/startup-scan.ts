@@ -8,7 +8,7 @@
 // watches), so the dirs are listed once, and it is synchronous: on 10,000 files
 // a stat each through the thread pool took longer than the stats themselves.
 import { dirname } from 'node:path';
-import { CliError } from '../../adapters/cli-error.js';
+import { UserError } from '../../core/user-error.js';
 import type { DirListing } from '../../adapters/dir-walk.js';
 import type { Logger } from '../../adapters/logger.js';
 import { findSessionsSync, statOrNull, type SessionFiles } from '../../adapters/session-files.js';
@@ -40,7 +40,7 @@ export function scanProjects(roots: string[], listing: DirListing, log: Logger):
     try {
       found = findSessionsSync(root, undefined, listing);
     } catch (err) {
-      if (!(err instanceof CliError)) throw err;
+      if (!(err instanceof UserError)) throw err;
       log.info('no transcripts yet under a projects dir; watching it', { dir: root });
       continue;
     }

@@ -2,14 +2,18 @@
 // each atomically. Saves never overlap; calls made while one is running share
 // the next save (it will include their changes). A failing disk is logged
 // once, and once more when saving works again; delivery goes on meanwhile.
+import type { Clock, Timer } from '../../core/clock.js';
 import type { Logger } from '../../adapters/logger.js';
 import type { ExportRecords } from './export-records.js';
 import { saveWatchState, type WatchState } from './watch-state.js';
 
+/** How long saveSoon waits, so a burst of changes shares one write. */
+export const SAVE_SOON_MS = 200;
+
 export interface StateSaver {
   /** Saves now (after any save under way); resolves once written or failed. */
   save(): Promise<void>;
-  /** Saves within ~200 ms: for changes that need not be durable at once. */
+  /** Saves within SAVE_SOON_MS: for changes that need not be durable at once. */
   saveSoon(): void;
   /** Drops a pending saveSoon (the caller saves itself). */
   cancelSoon(): void;
@@ -20,10 +24,11 @@ export function createStateSaver(
   records: ExportRecords,
   snapshot: () => WatchState,
   log: Logger,
+  clock: Clock,
 ): StateSaver {
   let chain: Promise<void> = Promise.resolve();
   let queued: Promise<void> | null = null;
-  let timer: NodeJS.Timeout | null = null;
+  let timer: Timer | null = null;
   let failing = false;
 
   const write = async (): Promise<void> => {
@@ -54,13 +59,13 @@ export function createStateSaver(
     save,
     saveSoon() {
       if (timer !== null) return;
-      timer = setTimeout(() => {
+      timer = clock.setTimer(SAVE_SOON_MS, () => {
         timer = null;
         void save();
-      }, 200);
+      });
     },
     cancelSoon() {
-      if (timer !== null) clearTimeout(timer);
+      timer?.cancel();
       timer = null;
     },
   };

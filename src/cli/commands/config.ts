@@ -1,5 +1,5 @@
 import { loadConfig } from '../../adapters/config-loader.js';
-import { CliError } from '../../adapters/cli-error.js';
+import { UserError } from '../../core/user-error.js';
 import { BUNDLED_PRICING } from '../../adapters/price-file.js';
 import { maskSecrets, type Settings } from '../../core/settings.js';
 import { parseCommandArgs } from '../parse-args.js';
@@ -31,7 +31,8 @@ export async function runConfigCommand(argv: string[], io: CommandIo): Promise<n
     io.stdout(CONFIG_HELP);
     return sub === undefined ? 2 : 0;
   }
-  if (sub !== 'check') throw new CliError(`config: unknown subcommand '${sub}' (only 'check')`, 2);
+  if (sub !== 'check')
+    throw new UserError(`config: unknown subcommand '${sub}' (only 'check')`, 'usage');
   const { values } = parseCommandArgs('config check', rest, {
     ...SETTINGS_FLAGS,
     json: { type: 'boolean' },

@@ -1,4 +1,4 @@
-import { CliError } from '../../adapters/cli-error.js';
+import { UserError } from '../../core/user-error.js';
 import type { AttemptFailure } from '../../adapters/otlp-http-sender.js';
 import { openPrivateFile, type PrivateFile } from '../../adapters/private-file.js';
 import { checkStateDir } from '../../adapters/state-dir.js';
@@ -33,7 +33,7 @@ ${SETTINGS_HELP}`;
 function parseSince(text: string | undefined): number | null {
   if (text === undefined) return null;
   const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new CliError(`--since: not a date or time: '${text}'`, 2);
+  if (Number.isNaN(ms)) throw new UserError(`--since: not a date or time: '${text}'`, 'usage');
   return ms;
 }
 
@@ -109,7 +109,7 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
   const dryRun = values['dry-run'] === true;
   const out = values.out;
   if (dryRun && out !== undefined)
-    throw new CliError('export: --dry-run and --out cannot be combined', 2);
+    throw new UserError('export: --dry-run and --out cannot be combined', 'usage');
   const quiet = values.quiet === true;
   const outage = outageReporter(io, quiet);
   const outFile: PrivateFile | null =
@@ -151,12 +151,13 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
   const roots = positionals.length > 0 ? positionals : settings.projectsDirs;
   for (const note of await cleanupWarnings({
     roots,
+    listed: summary.listed,
     stateDir: settings.stateDir ?? '.',
     now: Date.now(),
   }))
     io.stderr(`ccotel: ${note}\n`);
   const failure = failureLine(summary, settings.endpoint);
-  if (failure !== null) throw new CliError(failure, 1);
+  if (failure !== null) throw new UserError(failure, 'failed');
   if (!quiet) {
     io.stdout(
       dryRun

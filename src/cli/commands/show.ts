@@ -1,6 +1,6 @@
 import { show } from '../../app/show.js';
 import { defaultProjectsDirs } from '../../adapters/projects-dir.js';
-import { CliError } from '../../adapters/cli-error.js';
+import { UserError } from '../../core/user-error.js';
 import { parseCommandArgs } from '../parse-args.js';
 import type { CommandIo } from '../command-io.js';
 
@@ -46,7 +46,7 @@ export async function runShow(argv: string[], io: CommandIo): Promise<number> {
   }
   const target = positionals[0];
   if (target === undefined || positionals.length > 1)
-    throw new CliError('show: name exactly one transcript, session dir or session id', 2);
+    throw new UserError('show: name exactly one transcript, session dir or session id', 'usage');
   const result = await show({
     target,
     projectsDirs: values['projects-dir'] ?? defaultProjectsDirs(io.env),
@@ -77,7 +77,8 @@ function positiveInt(text: string | undefined): number | null {
 }
 
 function turnIndex(text: string): number {
-  if (!/^\d+$/.test(text)) throw new CliError(`--turn: not a turn number (0, 1, 2…): '${text}'`, 2);
+  if (!/^\d+$/.test(text))
+    throw new UserError(`--turn: not a turn number (0, 1, 2…): '${text}'`, 'usage');
   return Number(text);
 }
 
@@ -85,6 +86,6 @@ function turnIndex(text: string): number {
 function isoDate(flag: string, text: string | undefined): number | null {
   if (text === undefined) return null;
   const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new CliError(`${flag}: not a date or time: '${text}'`, 2);
+  if (Number.isNaN(ms)) throw new UserError(`${flag}: not a date or time: '${text}'`, 'usage');
   return ms;
 }

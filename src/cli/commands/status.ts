@@ -1,6 +1,6 @@
 import { status } from '../../app/status.js';
 import { defaultProjectsDirs } from '../../adapters/projects-dir.js';
-import { CliError } from '../../adapters/cli-error.js';
+import { UserError } from '../../core/user-error.js';
 import { defaultStateDir, loadConfig } from '../../adapters/config-loader.js';
 import { DEFAULT_STALE_AFTER_MS } from '../../core/session-status.js';
 import { parseCommandArgs } from '../parse-args.js';
@@ -27,7 +27,7 @@ function positive(flag: string, text: string | undefined, fallback: number): num
   if (text === undefined) return fallback;
   const n = Number(text);
   if (!Number.isFinite(n) || n <= 0)
-    throw new CliError(`status: ${flag} must be a positive number, not '${text}'`, 2);
+    throw new UserError(`status: ${flag} must be a positive number, not '${text}'`, 'usage');
   return n;
 }
 
@@ -43,7 +43,8 @@ function stateDirOf(env: NodeJS.ProcessEnv): string {
 function parseNow(text: string | undefined): number {
   if (text === undefined) return Date.now();
   const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new CliError(`status: --now: not a date or time: '${text}'`, 2);
+  if (Number.isNaN(ms))
+    throw new UserError(`status: --now: not a date or time: '${text}'`, 'usage');
   return ms;
 }
 
@@ -61,9 +62,9 @@ export async function runStatusCommand(argv: string[], io: CommandIo): Promise<n
     return 0;
   }
   if (positionals.length > 0)
-    throw new CliError(
+    throw new UserError(
       `status: unexpected argument '${positionals[0]}' (see 'ccotel status --help')`,
-      2,
+      'usage',
     );
   const result = await status({
     projectsDirs: values['projects-dir'] ?? defaultProjectsDirs(io.env),
