@@ -379,8 +379,10 @@ export class SessionTracker {
    * per change, as issue 12 asks of a live reader.
    */
   private warnWindowChange(model: SessionModel): void {
-    const changed = turnsWithChangedWindow(this.lastWindows, model.turns);
-    this.lastWindows = model.turns.map((t) => ({ index: t.index, contextWindow: t.contextWindow }));
+    // Folded turns keep the window they were sent with: only the turns held can change.
+    const held = model.turns.slice(this.carry.priorTurns.length);
+    const changed = turnsWithChangedWindow(this.lastWindows, held);
+    this.lastWindows = held.map((t) => ({ index: t.index, contextWindow: t.contextWindow }));
     const sentTurns = new Set(
       [...this.books.values()].filter((b) => b.delivered.size > 0).map((b) => b.turnIndex),
     );
