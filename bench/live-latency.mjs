@@ -14,11 +14,16 @@
 //   turn  the turn_duration line → the turn's root span (its prompt label;
 //         turn_duration proves the turn over, core/finality.ts)
 // Clocks: performance.timeOrigin + now() in both processes (same machine).
+// --history 5MB,500MB runs it once per size, each session file first holding
+// that much history (turns of the same template, dated two days back, each
+// with a 50 KB tool result, as a Read of a large file gives), and reports the
+// daemon's CPU time per appended line (utime+stime from /proc, over the
+// measured turns): a live session must cost per line, not per session size.
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchArgs } from './lib/args.mjs';
+import { benchArgs, formatSize, parseSize } from './lib/args.mjs';
 import { FIXTURES, ROOT, idPattern, makeRewriter } from './lib/corpus.mjs';
 import { nowMs } from './lib/receiver.mjs';
 import {
@@ -30,13 +35,15 @@ import {
   writeResult,
 } from './lib/report.mjs';
 
-const HELP = `Usage: node bench/live-latency.mjs [--turns N] [--sessions N] [--gap MS] [--pause MS] [--cli PATH] [--name NAME]
+const HELP = `Usage: node bench/live-latency.mjs [--turns N] [--sessions N] [--gap MS] [--pause MS] [--history SIZES] [--cli PATH] [--name NAME]
 
   --turns     turns written in all (default 100)
   --sessions  sessions written to in turn (default 2)
   --gap       pause between the lines of a turn, ms (default 100: Claude Code
               flushes its transcript about every 100 ms)
   --pause     pause between turns, ms (default 300)
+  --history   comma-separated sizes of history each session holds before the
+              daemon starts (e.g. 5MB,500MB): one run per size, compared
   --cli       the ccotel entry point (default dist/cli/main.js)
 `;
 
@@ -45,6 +52,7 @@ const args = benchArgs({
   sessions: { type: 'string', default: '2' },
   gap: { type: 'string', default: '100' },
   pause: { type: 'string', default: '300' },
+  history: { type: 'string', default: '' },
   cli: { type: 'string', default: join(ROOT, 'dist', 'cli', 'main.js') },
   name: { type: 'string', default: 'latency' },
 });
@@ -69,11 +77,9 @@ const gap = Number(args.gap);
 const pause = Number(args.pause);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const dir = mkdtempSync(join(tmpdir(), 'ccotel-bench-latency-'));
-const projects = join(dir, 'projects');
-const project = join(projects, '-bench-live');
-mkdirSync(project, { recursive: true });
-const stateDir = join(dir, 'state');
+const historySizes = args.history === '' ? [null] : args.history.split(',').map(parseSize);
+/** Text added to each history turn's tool result: history turns of ~56 KB. */
+const HISTORY_PAD = 'x'.repeat(50 * 1024);
 
 /** VmHWM (peak resident set) of a live process, from /proc. */
 function peakRssOf(pid) {
@@ -90,14 +96,48 @@ const percentile = (xs, p) => {
   return s.length === 0 ? null : s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
 
+/** utime + stime of a live process, ms (from /proc/<pid>/stat, clock ticks of 10 ms). */
+function cpuMsOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 async function main() {
+  const results = [];
+  for (const size of historySizes) results.push(await runOnce(size));
+  if (historySizes[0] === null) return;
+  const rows = results.map((r) => ({
+    history: formatSize(r.historyBytes),
+    'history lines': r.historyLines,
+    'daemon CPU ms/line': r.cpuMsPerLine,
+    'x smallest': round(r.cpuMsPerLine / results[0].cpuMsPerLine, 2),
+    'tool p50 ms': r.tool['p50 ms'],
+    'tool p99 ms': r.tool['p99 ms'],
+    'daemon peak RSS MB': r.daemonPeakRssMB,
+  }));
+  printTable('daemon CPU per appended line, by history already in the session', rows);
+  writeResult(args.name, { byHistory: results });
+}
+
+async function runOnce(historyBytes) {
+  const dir = mkdtempSync(join(tmpdir(), 'ccotel-bench-latency-'));
+  const projects = join(dir, 'projects');
+  const project = join(projects, '-bench-live');
+  mkdirSync(project, { recursive: true });
+  const stateDir = join(dir, 'state');
+  const sessions = prepareSessions(project, historyBytes);
   const load = await backgroundLoad(1000);
   // Ids keep their length when rewritten; an exact length keeps the next protobuf tag byte out of the match.
   const toolIdLength =
     /"tool_use_id":"toolu_([A-Za-z0-9]+)"/.exec(turnLines.join('\n'))?.[1]?.length ?? 24;
   const msgIdLength = /"id":"msg_([A-Za-z0-9]+)"/.exec(turnLines.join('\n'))?.[1]?.length ?? 24;
   const receiver = await forkReceiver(
-    `toolu_[A-Za-z0-9]{${toolIdLength}}|msg_[A-Za-z0-9]{${msgIdLength}}|bench turn \\d+`,
+    `toolu_[A-Za-z0-9]{${toolIdLength}}|msg_[A-Za-z0-9]{${msgIdLength}}|bench turn -?\\d+`,
   );
   const daemon = spawn(
     process.execPath,
@@ -145,31 +185,83 @@ async function main() {
   }
 
   try {
-    await measure(receiver, daemon, load, () => daemonErr);
+    return await measure(receiver, daemon, load, () => daemonErr, sessions, historyBytes);
   } finally {
     await stopAll();
   }
 }
 
-async function measure(receiver, daemon, load, daemonStderr) {
+/** The sessions written to, each with `bytes` of history first (its lines dated two days back). */
+function prepareSessions(project, bytes) {
   const patterns = idPattern();
   const sessions = Array.from({ length: sessionCount }, (_, s) => ({
     id: null,
     file: null,
     lastUuid: null,
     s,
+    patterns,
+    project,
+    historyLines: 0,
   }));
+  if (bytes === null) return sessions;
+  let at = Date.now() - 2 * 86_400_000;
+  for (const session of sessions) {
+    const chunks = [];
+    let written = 0;
+    for (let k = 0; written < bytes; k += 1) {
+      for (const line of turnText(session, -1_000_000 - k * sessionCount - session.s, () => {
+        at += 1000;
+        return new Date(at).toISOString();
+      })) {
+        const padded = line.text.replace(
+          /("content":")([^"]*"[^}]*"is_error")/,
+          `$1${HISTORY_PAD}$2`,
+        );
+        chunks.push(padded, '\n');
+        written += padded.length + 1;
+        session.historyLines += 1;
+      }
+      if (chunks.length > 2000) {
+        appendFileSync(session.file, chunks.join(''));
+        chunks.length = 0;
+      }
+    }
+    appendFileSync(session.file, chunks.join(''));
+  }
+  return sessions;
+}
+
+/** The lines of one turn of the template, rewritten for a session (ids fresh, times from stamp()), one at a time. */
+function* turnText(session, index, stamp) {
+  const rewrite = makeRewriter(
+    { idPattern: session.patterns },
+    7,
+    index,
+    0,
+    session.id === null ? new Map() : new Map([[TEMPLATE_SESSION, session.id]]),
+  );
+  const marker = `bench turn ${index}`;
+  for (const [k, template] of turnLines.entries()) {
+    let text = rewrite(template)
+      .replace(/"timestamp":"[^"]+"/g, `"timestamp":"${stamp()}"`)
+      .replace(TEMPLATE_PROMPT, `${marker}: how many posts are drafts?`);
+    const parsed = JSON.parse(text);
+    if (session.id === null) {
+      session.id = parsed.sessionId;
+      session.file = join(session.project, `${session.id}.jsonl`);
+    }
+    if (k === 0 && session.lastUuid !== null)
+      text = text.replace('"parentUuid":null', `"parentUuid":"${session.lastUuid}"`);
+    session.lastUuid = parsed.uuid ?? session.lastUuid;
+    yield { text, parsed, marker };
+  }
+}
+
+async function measure(receiver, daemon, load, daemonStderr, sessions, historyBytes) {
   /** turn → { tool id, its result's append time, turn marker, last line's append time } */
   const written = [];
   const writeTurn = async (index) => {
     const session = sessions[((index % sessionCount) + sessionCount) % sessionCount];
-    const rewrite = makeRewriter(
-      { idPattern: patterns },
-      7,
-      index,
-      0,
-      session.id === null ? new Map() : new Map([[TEMPLATE_SESSION, session.id]]),
-    );
     const marker = `bench turn ${index}`;
     const record = {
       index,
@@ -182,17 +274,8 @@ async function measure(receiver, daemon, load, daemonStderr) {
       afterAnswerAt: null,
     };
     let answered = false;
-    for (const [k, template] of turnLines.entries()) {
-      let line = rewrite(template)
-        .replace(/"timestamp":"[^"]+"/g, `"timestamp":"${new Date().toISOString()}"`)
-        .replace(TEMPLATE_PROMPT, `${marker}: how many posts are drafts?`);
-      const parsed = JSON.parse(line);
-      if (session.id === null) {
-        session.id = parsed.sessionId;
-        session.file = join(project, `${session.id}.jsonl`);
-      }
-      if (k === 0 && session.lastUuid !== null)
-        line = line.replace('"parentUuid":null', `"parentUuid":"${session.lastUuid}"`);
+    let k = 0;
+    for (const { text: line, parsed } of turnText(session, index, () => new Date().toISOString())) {
       const toolResult = Array.isArray(parsed.message?.content)
         ? parsed.message.content.find((b) => b.type === 'tool_result')
         : undefined;
@@ -217,21 +300,23 @@ async function measure(receiver, daemon, load, daemonStderr) {
         record.answerId = parsed.message.id;
         answered = true;
       }
-      session.lastUuid = parsed.uuid ?? session.lastUuid;
-      if (k < turnLines.length - 1) await sleep(gap);
+      k += 1;
+      if (k < turnLines.length) await sleep(gap);
     }
     written.push(record);
   };
 
   // One warm-up turn per session, waited for: the daemon has started and found the files.
   for (let s = 0; s < sessionCount; s += 1) await writeTurn(-1 - s);
-  const warmDeadline = Date.now() + 30_000;
+  // A daemon reading hundreds of MB of history first needs longer to start.
+  const warmDeadline = Date.now() + (historyBytes === null ? 30_000 : 300_000);
   while (Date.now() < warmDeadline) {
     const got = (await receiver.stats()).arrivals;
     if (written.every((w) => got[w.marker] !== undefined)) break;
     await sleep(100);
   }
   const started = nowMs();
+  const cpuBefore = cpuMsOf(daemon.pid);
   for (let i = 0; i < turnCount; i += 1) {
     await writeTurn(i);
     await sleep(pause);
@@ -244,8 +329,14 @@ async function measure(receiver, daemon, load, daemonStderr) {
       break;
     await sleep(100);
   }
+  const cpuAfter = cpuMsOf(daemon.pid);
   const stats = await receiver.stats();
   const daemonPeakRssMB = peakRssOf(daemon.pid);
+  const linesWritten = turnCount * turnLines.length;
+  const cpuMsPerLine =
+    cpuBefore === null || cpuAfter === null
+      ? null
+      : round((cpuAfter - cpuBefore) / linesWritten, 3);
 
   const measured = written.filter((w) => w.index >= 0);
   const tool = measured.flatMap((w) =>
@@ -279,12 +370,19 @@ async function measure(receiver, daemon, load, daemonStderr) {
     row('turn root (after turn_duration)', turn),
     row('execute_tool, from tool_result (waiting for its response)', toolWait),
   ];
+  const history =
+    historyBytes === null
+      ? ''
+      : `, ${formatSize(historyBytes)} of history per session; daemon CPU ${cpuMsPerLine} ms per appended line`;
   printTable(
-    `live latency, append → receipt (${measured.length} turns over ${sessionCount} sessions, ${((nowMs() - started) / 1000).toFixed(0)} s)`,
+    `live latency, append → receipt (${measured.length} turns over ${sessionCount} sessions, ${((nowMs() - started) / 1000).toFixed(0)} s${history})`,
     rows,
   );
-  writeResult(args.name, {
+  const result = {
     backgroundLoadPercent: load,
+    historyBytes,
+    historyLines: sessions.reduce((n, s) => n + s.historyLines, 0),
+    cpuMsPerLine,
     turns: measured.length,
     sessions: sessionCount,
     gapMs: gap,
@@ -296,7 +394,9 @@ async function measure(receiver, daemon, load, daemonStderr) {
     daemonPeakRssMB,
     receiver: { requests: stats.requests, spans: stats.spans, errors: stats.errors },
     daemonStderr: daemonStderr().trim().split('\n').slice(-5),
-  });
+  };
+  if (historyBytes === null) writeResult(args.name, result);
+  return result;
 }
 
 await main();

@@ -509,7 +509,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
   };
   const next: SegmentCarry = {
     // Only what later turns read of earlier ones: index, prompt uuid, start time.
-    priorTurns: turns.map((t) => (t.index < base ? t : priorTurn(t))),
+    priorTurns: carry.priorTurns.concat(turns.slice(base).map(priorTurn)),
     commands,
     nextTurnStart: carry.nextTurnStart,
     largeWindow,

@@ -5,7 +5,7 @@
 // Holding no spans beyond the outbox, a tracker re-derives anything not yet
 // acknowledged from the transcript itself: a collector outage costs no memory.
 import { basename } from 'node:path';
-import { finish } from '../../core/assemble.js';
+import { finish, finishSegment, wholeSession, type SegmentCarry } from '../../core/assemble.js';
 import { parseAgentMeta } from '../../core/agent-meta.js';
 import type { Line } from '../../core/line-splitter.js';
 import { parseRecord, type ParseOptions } from '../../core/parse-record.js';
@@ -25,6 +25,7 @@ import { buildTurnSpans } from '../../core/spans.js';
 import { turnFinality, type FlushMode } from '../../core/finality.js';
 import { createThreads, observe, type Threads } from '../../core/thread-progress.js';
 import { turnsWithChangedWindow } from '../../core/context-window.js';
+import { applyFold, planFold } from '../../core/session-fold.js';
 import { AGENT_FILE, agentIdOfMeta } from '../../core/turn-lifecycle.js';
 import { createFileTailer, type FileTailer } from '../../adapters/file-tailer.js';
 import { readWhole } from '../../adapters/file-info.js';
@@ -85,7 +86,11 @@ export class SessionTracker {
   private readonly ctx: TrackerContext;
   private readonly files = new Map<string, TrackedFile>();
   private state: SessionState;
+  /** What the turns folded away (session-fold.ts) leave to the entries held. */
+  private carry: SegmentCarry;
   private threads: Threads = createThreads();
+  /** The last turn at which a fold was refused: tried again once a newer turn opens. */
+  private foldRefusedAt = -1;
   private readonly books = new Map<string, TurnBook>();
   /** Marks from the state file, claimed by each turn's first build. */
   private readonly savedMarks: Map<string, Record<string, SpanMark>>;
@@ -107,11 +112,22 @@ export class SessionTracker {
     this.sessionId = sessionId;
     this.ctx = ctx;
     this.state = createSessionState(sessionId, key);
+    this.carry = wholeSession(windowsOf(ctx.prices));
     this.skip = record.skip;
     this.baseline = record.baseline;
     this.savedMarks = new Map(Object.entries(record.turns));
     this.addFile(key);
     for (const path of Object.keys(record.files)) this.addFile(path);
+  }
+
+  /** Entries held now: only the turns not folded away (session-fold.ts). */
+  get heldEntries(): number {
+    return this.state.entries.length;
+  }
+
+  /** Turns folded away so far. */
+  get foldedTurns(): number {
+    return this.carry.priorTurns.length;
   }
 
   get flushMode(): FlushMode {
@@ -136,6 +152,8 @@ export class SessionTracker {
   /** Reads every file of the session from byte 0 (first load, or after a reset). */
   async load(): Promise<void> {
     this.state = createSessionState(this.sessionId, this.key);
+    this.carry = wholeSession(windowsOf(this.ctx.prices));
+    this.foldRefusedAt = -1;
     this.threads = createThreads();
     this.agentSeen.clear();
     this.caughtUp = 0;
@@ -257,17 +275,101 @@ export class SessionTracker {
 
   /** Rebuilds the turns that may have changed and refills the outbox. True if spans were queued. */
   recompute(): boolean {
-    const model = finish(this.state, windowsOf(this.ctx.prices));
+    const model = finishSegment(this.state, this.carry).model;
     const firstNew = this.threads.seen;
     observe(this.threads, this.state.entries);
     const costs = costSession(model, this.ctx.prices);
+    // Folded turns are finished: they are neither rebuilt nor sent again.
+    const from = Math.max(this.skip, this.carry.priorTurns.length);
     let queued = false;
     for (const index of this.turnsToRebuild(model, firstNew)) {
-      if (index >= this.skip && this.rebuildTurn(model, index, costs)) queued = true;
+      if (index >= from && this.rebuildTurn(model, index, costs)) queued = true;
     }
     this.warnWindowChange(model);
     this.lastContextWindow = model.contextWindow;
+    this.tryFold(model);
     return queued;
+  }
+
+  /**
+   * Folds away every turn before the last once each is finished (final and
+   * delivered, or history before this daemon's first start) and closed, so
+   * the next recompute reads only the last turn's entries. The fold must
+   * leave the last turn's spans as they are; if not, it waits for a newer turn.
+   */
+  private tryFold(model: SessionModel): void {
+    const base = this.carry.priorTurns.length;
+    const last = model.turns.length - 1;
+    if (last <= base || last === this.foldRefusedAt) return;
+    for (const book of this.books.values())
+      if (book.turnIndex >= base && book.turnIndex < last && !book.finished) return;
+    for (let index = Math.max(base, this.skip); index < last; index += 1) {
+      const turn = model.turns[index];
+      if (turn === undefined || this.books.get(traceIdFor(turn.promptUuid))?.finished !== true)
+        return;
+    }
+    const turn = model.turns[last];
+    const at = turn === undefined ? -1 : this.promptEntry(turn.promptUuid);
+    const plan =
+      at < 0 || !this.agentsStayPut(model, at, last) ? null : planFold(this.state, this.carry, at);
+    if (plan === null || !this.foldKeepsTurn(model, last, plan)) {
+      this.foldRefusedAt = last;
+      return;
+    }
+    applyFold(this.state, plan);
+    this.carry = plan.carry;
+    this.threads.seen -= plan.dropped;
+    this.caughtUp = Math.max(0, this.caughtUp - plan.dropped);
+    for (const [traceId, book] of this.books)
+      if (book.turnIndex < last && !this.remembers(book)) this.books.delete(traceId);
+    for (const key of [...this.agentSeen.keys()])
+      if ((model.agents.get(key)?.turnIndex ?? last) < last) this.agentSeen.delete(key);
+  }
+
+  /** Index in the entries held of the main-thread record that opened a turn. */
+  private promptEntry(promptUuid: string): number {
+    const entries = this.state.entries;
+    for (let i = entries.length - 1; i >= 0; i -= 1) {
+      const e = entries[i];
+      if (e === undefined || e.agentKey !== null) continue;
+      if ((e.rec.uuid ?? `${e.file}:${e.line}`) === promptUuid) return i;
+    }
+    return -1;
+  }
+
+  /** Agents with records before the cut belong to earlier turns; those after it, to the last. */
+  private agentsStayPut(model: SessionModel, at: number, last: number): boolean {
+    const entries = this.state.entries;
+    for (let i = 0; i < entries.length; i += 1) {
+      const key = entries[i]?.agentKey;
+      if (key === null || key === undefined) continue;
+      const turnIndex = model.agents.get(key)?.turnIndex ?? null;
+      if (turnIndex === null || i < at !== turnIndex < last) return false;
+    }
+    return true;
+  }
+
+  /** Whether the last turn's spans come out the same from the folded state. */
+  private foldKeepsTurn(
+    model: SessionModel,
+    last: number,
+    plan: NonNullable<ReturnType<typeof planFold>>,
+  ): boolean {
+    const folded = finishSegment(
+      { ...this.state, entries: plan.entries, infoBase: plan.infoBase, infoMarks: plan.infoMarks },
+      plan.carry,
+    ).model;
+    if (folded.contextWindow !== model.contextWindow) return false;
+    const spansOf = (m: SessionModel): string =>
+      digestOf(buildTurnSpans(m, last, costSession(m, this.ctx.prices), this.ctx.spanOptions));
+    return spansOf(folded) === spansOf(model);
+  }
+
+  /** A finished turn whose marks the state file must still keep (see toRecord). */
+  private remembers(book: TurnBook): boolean {
+    if (!book.finished) return true;
+    if (book.recordedDigest === book.digest || book.inherited) return false;
+    return book.delivered.size > 0;
   }
 
   /**
@@ -277,8 +379,10 @@ export class SessionTracker {
    * per change, as issue 12 asks of a live reader.
    */
   private warnWindowChange(model: SessionModel): void {
-    const changed = turnsWithChangedWindow(this.lastWindows, model.turns);
-    this.lastWindows = model.turns.map((t) => ({ index: t.index, contextWindow: t.contextWindow }));
+    // Folded turns keep the window they were sent with: only the turns held can change.
+    const held = model.turns.slice(this.carry.priorTurns.length);
+    const changed = turnsWithChangedWindow(this.lastWindows, held);
+    this.lastWindows = held.map((t) => ({ index: t.index, contextWindow: t.contextWindow }));
     const sentTurns = new Set(
       [...this.books.values()].filter((b) => b.delivered.size > 0).map((b) => b.turnIndex),
     );

@@ -1,0 +1,140 @@
+// The daemon folds finished turns away (core/session-fold.ts) so that a long
+// live session costs per appended line, not per session size. Folding must
+// not change a span: every real main-file fixture is written line by line,
+// each line read and rebuilt on its own, and the last version of every span
+// the tracker sent is compared with what `ccotel export` builds from the
+// final file.
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { PriceTable } from '../../src/core/pricing.js';
+import type { SpanData, SpanOptions } from '../../src/core/span-data.js';
+import { loadPriceTable } from '../../src/adapters/price-file.js';
+import { silentLogger } from '../../src/adapters/logger.js';
+import { sessionSpans } from '../../src/app/session-spans.js';
+import { SessionTracker } from '../../src/app/watch/session-tracker.js';
+import { writeLongSession } from '../../bench/lib/long-session.mjs';
+
+const REAL = join(import.meta.dirname, '..', '..', 'fixtures', 'real');
+const OPTIONS: SpanOptions = { content: 'labels', maxAttributeBytes: 2048 };
+
+let prices: PriceTable;
+let dir: string;
+beforeAll(async () => {
+  prices = await loadPriceTable();
+});
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ccotel-fold-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function newTracker(file: string): SessionTracker {
+  return new SessionTracker(
+    file,
+    'sess',
+    {
+      prices,
+      spanOptions: OPTIONS,
+      parse: {},
+      records: {
+        get: () => undefined,
+        record: () => undefined,
+        dirty: false,
+        save: async () => {},
+      },
+      log: silentLogger,
+    },
+    { files: {}, skip: 0, baseline: null, live: true, turns: {} },
+  );
+}
+
+interface LiveRun {
+  sent: Map<string, SpanData>;
+  tracker: SessionTracker;
+  /** The most entries the tracker held at once. */
+  peakHeld: number;
+}
+
+/** Writes a transcript one line at a time, the tracker reading and rebuilding after each. */
+async function writeLive(lines: string[], file: string): Promise<LiveRun> {
+  await writeFile(file, '');
+  const tracker = newTracker(file);
+  await tracker.load();
+  const sent = new Map<string, SpanData>();
+  let peakHeld = 0;
+  const drain = (): void => {
+    const out = tracker.take(10_000);
+    for (const o of out) sent.set(o.span.spanId, o.span);
+    tracker.ack(out);
+  };
+  for (const line of lines) {
+    await appendFile(file, `${line}\n`);
+    await tracker.ingest(file);
+    await tracker.catchUp();
+    tracker.recompute();
+    drain();
+    peakHeld = Math.max(peakHeld, tracker.heldEntries);
+  }
+  tracker.setFlush('final');
+  tracker.recompute();
+  drain();
+  return { sent, tracker, peakHeld };
+}
+
+async function mainFiles(): Promise<string[]> {
+  const names = (await readdir(REAL)).filter(
+    (n) => n.endsWith('.jsonl') && !n.includes('__subagents__'),
+  );
+  return names.sort();
+}
+
+describe('folding finished turns in the live tracker', () => {
+  it('leaves every span of every real main file as export makes it', async () => {
+    let folded = 0;
+    for (const name of await mainFiles()) {
+      const lines = (await readFile(join(REAL, name), 'utf8'))
+        .split('\n')
+        .filter((l) => l.trim() !== '');
+      const file = join(dir, `${name}`);
+      const { sent, tracker } = await writeLive(lines, file);
+      folded += tracker.foldedTurns;
+      const exported = await sessionSpans(
+        { sessionId: 'sess', projectDir: dir, mainFile: file, agentFiles: [], metaFiles: [] },
+        prices,
+        OPTIONS,
+      );
+      const expected = exported.turns.flatMap((t) => t.spans);
+      expect([...sent.keys()].sort(), name).toEqual(expected.map((s) => s.spanId).sort());
+      for (const span of expected) expect(sent.get(span.spanId), name).toEqual(span);
+    }
+    // The real sessions here are short (1-3 turns), but a dozen of them fold.
+    expect(folded).toBeGreaterThan(5);
+  });
+
+  it('holds only the open turn of a long session, and still sends what export makes', async () => {
+    // 60 turns of 4 calls, no sub-agents (their files would be written apart).
+    const source = writeLongSession({
+      dir: join(dir, 'source'),
+      turns: 60,
+      callsPerTurn: 4,
+      agentEvery: 1000,
+    });
+    const lines = (await readFile(source.file, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+    const file = join(dir, 'long.jsonl');
+    const { sent, tracker, peakHeld } = await writeLive(lines, file);
+    expect(tracker.foldedTurns).toBe(59);
+    // No turn holds more than its own lines (a prompt, 4 calls, an answer, its end).
+    expect(peakHeld).toBeLessThan(20);
+    const exported = await sessionSpans(
+      { sessionId: 'sess', projectDir: dir, mainFile: file, agentFiles: [], metaFiles: [] },
+      prices,
+      OPTIONS,
+    );
+    const expected = exported.turns.flatMap((t) => t.spans);
+    expect(sent.size).toBe(expected.length);
+    for (const span of expected) expect(sent.get(span.spanId)).toEqual(span);
+  });
+});
