@@ -6,12 +6,11 @@
 // is read, and the state file too, only when its transcript is that old.
 import { dirname, join } from 'node:path';
 import { traceIdFor } from '../core/span-ids.js';
-import { finish } from '../core/assemble.js';
 import { readCleanupPeriod, type CleanupPeriod } from '../adapters/claude-settings.js';
 import { readDeliveredTraceIds } from '../adapters/delivered-turns.js';
 import { realPathOf } from '../adapters/projects-dir.js';
 import { findSessionsSync, statOrNull, type SessionFiles } from '../adapters/session-files.js';
-import { feed, openSession } from './load-session.js';
+import { readSegments } from './session-segments.js';
 
 const DAY_MS = 86_400_000;
 /** Warned this many days before the cleanup would delete a transcript. */
@@ -32,11 +31,24 @@ export interface CleanupCheckOptions {
 const settingsFileOf = (projectDir: string): string =>
   join(dirname(dirname(projectDir)), 'settings.json');
 
+/**
+ * Whether some turn of the session was never delivered. Read in segments, as
+ * export reads it (a 1 GB transcript read whole held ~1 GB), main file only
+ * (a turn's id is its prompt's), and no further than the first such turn.
+ */
 async function turnsUndelivered(files: SessionFiles, delivered: Set<string>): Promise<boolean> {
-  const state = openSession(files);
-  await feed(state, files.mainFile, null, { textLimit: 64, keepTexts: false });
-  const turns = finish(state).turns;
-  return turns.some((t) => !delivered.has(traceIdFor(t.promptUuid)));
+  let undelivered = false;
+  await readSegments(
+    { ...files, agentFiles: [], metaFiles: [] },
+    { parse: { textLimit: 64, keepTexts: false } },
+    (model, firstTurn) => {
+      undelivered = model.turns
+        .slice(firstTurn)
+        .some((t) => !delivered.has(traceIdFor(t.promptUuid)));
+      return !undelivered;
+    },
+  );
+  return undelivered;
 }
 
 function listSessions(roots: string[]): SessionFiles[] {
