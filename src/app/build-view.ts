@@ -1,16 +1,36 @@
 // Session model → what `show` renders: rows plus per-turn summaries with cost.
 import { buildWaterfall } from '../core/waterfall.js';
-import { sessionHeaderOf } from '../core/session-header.js';
+import { sessionHeaderOf, type SessionHeader } from '../core/session-header.js';
 import { promptLabel } from '../core/labels.js';
 import { costSession, sumCost } from '../core/session-cost.js';
 import type { PriceTable } from '../core/pricing.js';
 import type { SessionModel } from '../core/session-model.js';
+import type { ReadWarning, WaterfallRow } from '../core/waterfall-row.js';
 import type { TurnSummary, WaterfallView } from './render/waterfall-view.js';
 
 export function buildView(
   model: SessionModel,
   prices: PriceTable,
 ): { view: WaterfallView; unknownModels: string[] } {
+  const part = viewPart(model, prices, 0);
+  return {
+    view: assembleView(
+      model.sessionId,
+      sessionHeaderOf(model),
+      part.rows,
+      part.turns,
+      model.warnings,
+    ),
+    unknownModels: part.unknownModels,
+  };
+}
+
+/** Rows and turn summaries of the turns from `firstTurn` on (a segment's own turns). */
+export function viewPart(
+  model: SessionModel,
+  prices: PriceTable,
+  firstTurn: number,
+): { rows: WaterfallRow[]; turns: TurnSummary[]; unknownModels: string[] } {
   const rows = buildWaterfall(model);
   const costs = costSession(model, prices);
   // Rows bucketed by turn once: a filter per turn is quadratic on long sessions.
@@ -22,7 +42,7 @@ export function buildView(
     if (ids === undefined) rowsOfTurn.set(turn, [row.id]);
     else ids.push(row.id);
   }
-  const turns: TurnSummary[] = model.turns.map((t) => ({
+  const turns: TurnSummary[] = model.turns.slice(firstTurn).map((t) => ({
     index: t.index,
     label: promptLabel(t.promptText),
     startTime: t.startTime,
@@ -33,14 +53,24 @@ export function buildView(
     costUsd: sumCost(t.responseKeys, costs.byResponse),
     rowIds: rowsOfTurn.get(t.index) ?? [],
   }));
+  return { rows, turns, unknownModels: costs.unknownModels };
+}
+
+/** The view from its parts: title, totals and header as the whole session gives them. */
+export function assembleView(
+  sessionId: string,
+  header: SessionHeader | null,
+  rows: WaterfallRow[],
+  turns: TurnSummary[],
+  warnings: ReadWarning[],
+): WaterfallView {
   const known = turns.map((t) => t.costUsd).filter((c): c is number => c !== null);
-  const header = sessionHeaderOf(model);
   const view: WaterfallView = {
-    sessionId: model.sessionId,
+    sessionId,
     title:
       header?.title === null || header?.title === undefined
-        ? `Session ${model.sessionId}`
-        : `${header.title} (session ${model.sessionId})`,
+        ? `Session ${sessionId}`
+        : `${header.title} (session ${sessionId})`,
     rows,
     turns,
     totals: {
@@ -48,8 +78,8 @@ export function buildView(
       outputTokens: turns.reduce((s, t) => s + t.outputTokens, 0),
       costUsd: known.length === 0 ? null : known.reduce((s, c) => s + c, 0),
     },
-    warnings: model.warnings,
+    warnings,
   };
   if (header !== null) view.header = header;
-  return { view, unknownModels: costs.unknownModels };
+  return view;
 }

@@ -1,8 +1,9 @@
 // `ccotel show`: one session as a terminal waterfall, JSON rows, or an HTML page.
-// `--json` without a filter reads the session in segments of whole turns, as
-// export does, and writes each segment's rows as it is finished: memory stays
-// bounded however long the session. The terminal and HTML views, and filtered
-// JSON, need the whole session.
+// Every view reads the session in segments of whole turns, as export does:
+// `--json` without a filter writes each segment's rows as it is finished, so
+// memory stays bounded however long the session; the terminal and HTML views,
+// and filtered JSON, keep the rows of every segment (segmented-view.ts) but
+// no record.
 import { finish } from '../core/assemble.js';
 import { costSession } from '../core/session-cost.js';
 import { buildWaterfall } from '../core/waterfall.js';
@@ -16,8 +17,7 @@ import type { SessionHeader } from '../core/session-header.js';
 import { loadPriceTable } from '../adapters/price-file.js';
 import { windowsOf } from '../core/pricing.js';
 import { writePrivateFile } from '../adapters/private-file.js';
-import { buildView } from './build-view.js';
-import { loadSession } from './load-session.js';
+import { buildViewInSegments } from './segmented-view.js';
 import { resolveSession } from './resolve-target.js';
 import { readSegments } from './session-segments.js';
 import { renderTerminalWaterfall } from './render/terminal-waterfall.js';
@@ -50,7 +50,7 @@ export interface ShowOptions {
   write?: (text: string) => void;
   /** Resolves once what was written has been taken: the next segment waits, so output never piles up. */
   drained?: () => Promise<void> | undefined;
-  /** Records per segment for `--json` (tests; default: export's). */
+  /** Records per segment (tests; default: export's). */
   segmentRecords?: number;
   /** Records after which an open segment is cut anyway (tests; default: export's). */
   forceRecords?: number;
@@ -145,6 +145,13 @@ async function streamJson(
 const unterminatedNote = (file: string, line: number): string =>
   `${file}:${line}: no newline at the end of the file; this last line was not read (still being written, or not a transcript)`;
 
+const segmentSizes = (
+  options: ShowOptions,
+): Pick<ShowOptions, 'segmentRecords' | 'forceRecords'> => ({
+  ...(options.segmentRecords === undefined ? {} : { segmentRecords: options.segmentRecords }),
+  ...(options.forceRecords === undefined ? {} : { forceRecords: options.forceRecords }),
+});
+
 export async function show(options: ShowOptions): Promise<ShowResult> {
   const files = await resolveSession(options.target, options.projectsDirs);
   const streams = options.format === 'json' && options.html === null && options.write !== undefined;
@@ -155,17 +162,12 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
       prices,
       options.write,
       options.drained ?? (() => undefined),
-      {
-        ...(options.segmentRecords === undefined ? {} : { segmentRecords: options.segmentRecords }),
-        ...(options.forceRecords === undefined ? {} : { forceRecords: options.forceRecords }),
-      },
+      segmentSizes(options),
     );
     return { stdout: '', notes };
   }
-  const loaded = await loadSession(files);
   const prices = await loadPriceTable(options.pricingFile ?? undefined);
-  const model = finish(loaded.state, windowsOf(prices));
-  const built = buildView(model, prices);
+  const built = await buildViewInSegments(files, prices, segmentSizes(options));
   const { unknownModels } = built;
   const noTurn = missingTurn(options.filter, built.view);
   if (noTurn !== null) throw new UserError(noTurn, 'usage');
@@ -173,7 +175,7 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
   const filterNote = describeFilter(options.filter, built.view, view);
   const notes = unknownModels.map((m) => `no price for model ${m}: its cost is left out`);
   // A one-shot read has no next read: say what the file's end is and that it was skipped.
-  for (const [file, line] of loaded.unterminatedLine) notes.push(unterminatedNote(file, line));
+  for (const [file, line] of built.unterminatedLine) notes.push(unterminatedNote(file, line));
   if (options.html !== null) {
     // An HTML file is easily shared: it gets the same scrubbing as exported spans (and is 0600).
     await writePrivateFile(options.html, renderHtmlWaterfall(scrubWaterfallView(view)), '--html');
@@ -181,10 +183,10 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
   }
   if (options.format === 'json') {
     const json: ShowJson = {
-      sessionId: model.sessionId,
+      sessionId: view.sessionId,
       rows: view.rows,
-      warnings: model.warnings,
-      ...jsonTail(view.header ?? null, model.unknownRecordTypes ?? {}),
+      warnings: view.warnings,
+      ...jsonTail(view.header ?? null, built.unknownRecordTypes),
     };
     return { stdout: `${JSON.stringify(json)}\n`, notes };
   }
