@@ -315,6 +315,14 @@ async function measure(receiver, daemon, load, daemonStderr, sessions, historyBy
     if (written.every((w) => got[w.marker] !== undefined)) break;
     await sleep(100);
   }
+  // Start-up work on a long history (reading it, the first fold, collecting what
+  // the fold dropped) can outlast the warm-up turns: measure once the daemon is idle.
+  for (let quiet = 0, last = cpuMsOf(daemon.pid), t = 0; quiet < 2 && t < 240; t += 1) {
+    await sleep(500);
+    const now = cpuMsOf(daemon.pid);
+    quiet = now !== null && last !== null && now - last <= 20 ? quiet + 1 : 0;
+    last = now;
+  }
   const started = nowMs();
   const cpuBefore = cpuMsOf(daemon.pid);
   for (let i = 0; i < turnCount; i += 1) {

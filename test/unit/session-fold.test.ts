@@ -1,0 +1,95 @@
+// core/session-fold.ts on its own: a fold before a prompt leaves the turns
+// after it as the whole session gives them, and is refused where a later line
+// could still change a folded turn (a call without its result, an agent with
+// records on both sides of the cut).
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { finish, finishSegment, wholeSession } from '../../src/core/assemble.js';
+import { parseRecord } from '../../src/core/parse-record.js';
+import { isRealPrompt } from '../../src/core/prompts.js';
+import { createSessionState, step, type SessionState } from '../../src/core/session-state.js';
+import { applyFold, planFold } from '../../src/core/session-fold.js';
+import { writeLongSession } from '../../bench/lib/long-session.mjs';
+
+const dir = mkdtempSync(join(tmpdir(), 'ccotel-session-fold-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const linesOf = (file: string): string[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+
+/** A state fed with lines, each [agentId or null, text], in that order. */
+function stateOf(lines: [string | null, string][]): SessionState {
+  const state = createSessionState('sess', 'main.jsonl');
+  lines.forEach(([agentId, text], i) =>
+    step(state, { file: agentId ?? 'main.jsonl', agentId }, i + 1, parseRecord(text)),
+  );
+  return state;
+}
+
+const promptIndices = (state: SessionState): number[] =>
+  state.entries.flatMap((e, i) => (e.agentKey === null && isRealPrompt(e.rec) ? [i] : []));
+
+describe('planFold', () => {
+  const long = writeLongSession({ dir: join(dir, 'plain'), turns: 12, agentEvery: 1000 });
+  const main = linesOf(long.file).map((l): [null, string] => [null, l]);
+
+  it('folds before any prompt of a finished prefix, the later turns unchanged', () => {
+    const whole = finish(stateOf(main));
+    const prompts = promptIndices(stateOf(main));
+    expect(prompts.length).toBe(12);
+    for (const at of prompts.slice(1)) {
+      const state = stateOf(main);
+      const plan = planFold(state, wholeSession(), at);
+      expect(plan, `cut at ${at}`).not.toBeNull();
+      if (plan === null) continue;
+      applyFold(state, plan);
+      expect(state.entries.length).toBe(main.length - at);
+      const folded = finishSegment(state, plan.carry).model;
+      const base = plan.carry.priorTurns.length;
+      expect(folded.turns.slice(base)).toEqual(whole.turns.slice(base));
+      for (const key of whole.turns.slice(base).flatMap((t) => t.toolIds))
+        expect(folded.tools.get(key)).toEqual(whole.tools.get(key));
+    }
+  });
+
+  it('refuses a cut while a call before it has no result', () => {
+    const state = stateOf(main);
+    const [, second] = promptIndices(state);
+    // The first turn's last result, moved after the second prompt.
+    const resultAt = state.entries.findLastIndex(
+      (e, i) => i < (second ?? 0) && e.rec.type === 'user' && e.rec.toolResults.length > 0,
+    );
+    const moved = [...main];
+    const [result] = moved.splice(resultAt, 1);
+    moved.splice((second ?? 0) + 1, 0, result ?? [null, '']);
+    const late = stateOf(moved);
+    expect(planFold(late, wholeSession(), (second ?? 0) - 1)).toBeNull();
+    expect(planFold(stateOf(main), wholeSession(), second ?? 0)).not.toBeNull();
+  });
+
+  it('refuses a cut with an agent on both sides, and a cut that is no prompt', () => {
+    const withAgents = writeLongSession({ dir: join(dir, 'agents'), turns: 4, agentEvery: 2 });
+    const subDir = join(dir, 'agents', withAgents.sessionId, 'subagents');
+    const agentFile = readdirSync(subDir).find((n) => n.endsWith('.jsonl')) ?? '';
+    const agentId = /^agent-(.+)\.jsonl$/.exec(agentFile)?.[1] ?? '';
+    const agentLines = linesOf(join(subDir, agentFile)).map((l): [string, string] => [agentId, l]);
+    const mainLines = linesOf(withAgents.file).map((l): [null, string] => [null, l]);
+    const cutPrompt = promptIndices(stateOf(mainLines))[2] ?? 0;
+    // Half the agent's lines before the third prompt, half after it.
+    const half = Math.ceil(agentLines.length / 2);
+    const split = stateOf([
+      ...mainLines.slice(0, cutPrompt),
+      ...agentLines.slice(0, half),
+      ...mainLines.slice(cutPrompt),
+      ...agentLines.slice(half),
+    ]);
+    const at = promptIndices(split)[2] ?? 0;
+    expect(planFold(split, wholeSession(), at)).toBeNull();
+    expect(planFold(split, wholeSession(), at - 1)).toBeNull();
+    expect(planFold(split, wholeSession(), 0)).toBeNull();
+  });
+});
