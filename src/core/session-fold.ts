@@ -8,9 +8,9 @@
 // turn is closed (finishSegment's `closed`: every call has its result, every
 // background agent its <task-notification>). The prefix is finished with the
 // carry, and its records go; what later turns read of it stays in the carry.
-// Unlike a segment cut, the uuid times and inline-sidechain links are kept
-// whole, as a whole read keeps them: a response that answers an older line
-// still starts where it would.
+// The uuid times are kept from the prompt on (a response answers a line of
+// its own turn; a segment cut keeps none from before it either), the
+// inline-sidechain links whole (1.0.x sessions, small).
 import { finishSegment, opensTurn, type SegmentCarry } from './assemble.js';
 import type { Entry, SessionState } from './session-state.js';
 
@@ -21,6 +21,7 @@ export interface FoldPlan {
   entries: Entry[];
   infoBase: SessionState['infoBase'];
   infoMarks: SessionState['infoMarks'];
+  uuidTime: SessionState['uuidTime'];
   /** How many entries the fold removes from the front. */
   dropped: number;
 }
@@ -65,8 +66,25 @@ export function planFold(state: SessionState, carry: SegmentCarry, at: number): 
     infoMarks: state.infoMarks
       .filter((m) => m.at > at)
       .map((m) => ({ at: m.at - at, info: m.info })),
+    uuidTime: timesFrom(state.uuidTime, prompt.rec.uuid),
     dropped: at,
   };
+}
+
+/**
+ * The uuid times recorded from `uuid` on. The map holds them in the order the
+ * lines were read, so those before the prompt are the prefix's (and copies or
+ * progress lines read with it).
+ */
+function timesFrom(times: Map<string, number>, uuid: string | null): Map<string, number> {
+  if (uuid === null || !times.has(uuid)) return times;
+  const kept = new Map<string, number>();
+  let from = false;
+  for (const [key, time] of times) {
+    from ||= key === uuid;
+    if (from) kept.set(key, time);
+  }
+  return kept;
 }
 
 /** Commits a plan made by planFold() on this same state. */
@@ -74,4 +92,5 @@ export function applyFold(state: SessionState, plan: FoldPlan): void {
   state.entries = plan.entries;
   state.infoBase = plan.infoBase;
   state.infoMarks = plan.infoMarks;
+  state.uuidTime = plan.uuidTime;
 }

@@ -318,7 +318,9 @@ export class SessionTracker {
     }
     applyFold(this.state, plan);
     this.carry = plan.carry;
-    this.threads.seen -= plan.dropped;
+    // What the thread view knew of the folded turns is needed no more: read the held entries afresh.
+    this.threads = createThreads();
+    observe(this.threads, this.state.entries);
     this.caughtUp = Math.max(0, this.caughtUp - plan.dropped);
     for (const [traceId, book] of this.books)
       if (book.turnIndex < last && !this.remembers(book)) this.books.delete(traceId);
@@ -356,7 +358,13 @@ export class SessionTracker {
     plan: NonNullable<ReturnType<typeof planFold>>,
   ): boolean {
     const folded = finishSegment(
-      { ...this.state, entries: plan.entries, infoBase: plan.infoBase, infoMarks: plan.infoMarks },
+      {
+        ...this.state,
+        entries: plan.entries,
+        infoBase: plan.infoBase,
+        infoMarks: plan.infoMarks,
+        uuidTime: plan.uuidTime,
+      },
       plan.carry,
     ).model;
     if (folded.contextWindow !== model.contextWindow) return false;
