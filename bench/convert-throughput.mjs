@@ -1,4 +1,5 @@
 // npm run bench:convert -- [--size 200MB] [--seed 1] [--runs 3] [--workers 2] [--corpus DIR] [--before DIST]
+//   [--progress-share 0.5]
 // Conversion throughput over the generated corpus: the full pipeline (read →
 // rows → spans → OTLP protobuf bytes, no network) against the naive baseline
 // (read every file, JSON.parse every line) in the same run, each variant in
@@ -26,7 +27,7 @@ import {
 
 const HELP = `Usage: node bench/convert-throughput.mjs [--size 200MB] [--seed N] [--runs N] [--workers N]
        [--variants baseline,reference,reader,whole,shipped,workers] [--corpus PROJECTS_DIR] [--name NAME] [--no-phases]
-       [--before DIST]
+       [--before DIST] [--progress-share S]
 
 Variants:
   baseline   read each file whole, JSON.parse each line (the naive reference)
@@ -40,6 +41,9 @@ Variants:
   out        \`ccotel export --out FILE\` over the corpus (OTLP/JSON; digest of the file compared)
 
 --before DIST  every variant but baseline also runs against that build (name@before)
+--progress-share S  the generated corpus with progress lines added up to S of
+               each transcript's lines (real 2.1.x shape: 0.5-0.7; default 0:
+               the fixtures' own ~1 %)
 `;
 
 const args = benchArgs({
@@ -52,6 +56,7 @@ const args = benchArgs({
   name: { type: 'string', default: 'convert' },
   'no-phases': { type: 'boolean', default: false },
   before: { type: 'string' },
+  'progress-share': { type: 'string', default: '0' },
 });
 if (args.help === true) {
   process.stdout.write(HELP);
@@ -69,7 +74,12 @@ const variants = args.variants
   .flatMap((v) => (before === null || v === 'baseline' ? [v] : [v, `${v}@before`]));
 const corpus =
   args.corpus ??
-  ensureCorpus({ size, seed, log: (m) => process.stdout.write(`${m}\n`) }).projectsDir;
+  ensureCorpus({
+    size,
+    seed,
+    progressShare: Number(args['progress-share']),
+    log: (m) => process.stdout.write(`${m}\n`),
+  }).projectsDir;
 
 const load = await backgroundLoad();
 process.stdout.write(

@@ -174,6 +174,99 @@ export function makeRewriter(templates, seed, copy, shiftSeconds, fixed = new Ma
   return (text) => text.replace(templates.idPattern, mapId).replace(TIMESTAMP, shift);
 }
 
+/**
+ * A template's text with progress lines added until they are `share` of its
+ * lines: the bench corpus has few (the fixtures are short sessions), real
+ * 2.1.x transcripts ~50-70 %. Each is written after a user or assistant line,
+ * as Claude Code writes them while a tool runs: that line's envelope (session,
+ * cwd, branch, version, agent), its time, a fresh uuid, and the line's tool id;
+ * alternately a `hook_progress` and a `bash_progress` with a few lines of
+ * output. Deterministic (ids from a hash of the file and position), so the
+ * copies stay reproducible; share 0 returns the text unchanged.
+ */
+export function withProgressShare(text, share, name) {
+  if (!(share > 0)) return text;
+  if (share >= 1) throw new Error('corpus generator: --progress-share must be below 1');
+  const lines = text.split('\n');
+  const anchors = [];
+  let progress = 0;
+  let records = 0;
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    records += 1;
+    let o;
+    try {
+      o = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (o === null || typeof o !== 'object') return;
+    if (o.type === 'progress') progress += 1;
+    if ((o.type === 'user' || o.type === 'assistant') && typeof o.uuid === 'string')
+      if (typeof o.timestamp === 'string' && o.forkedFrom === undefined) anchors.push([i, o]);
+  });
+  const wanted = Math.max(0, Math.round((share * records - progress) / (1 - share)));
+  if (anchors.length === 0 || wanted === 0) return text;
+  const added = new Map();
+  let made = 0;
+  anchors.forEach(([i, o], k) => {
+    const upTo = Math.floor(((k + 1) * wanted) / anchors.length);
+    const out = [];
+    for (; made < upTo; made += 1) out.push(progressLine(o, `${name}\0${made}`, made));
+    if (out.length > 0) added.set(i, out);
+  });
+  return lines.flatMap((line, i) => [line, ...(added.get(i) ?? [])]).join('\n');
+}
+
+const OUTPUT_LINES = [
+  'Compiling 14 modules',
+  'src/core/records.ts ok',
+  'tests: 212 passed',
+  'done',
+];
+
+function progressLine(anchor, key, n) {
+  const h = createHash('sha256').update(key).digest();
+  const uuid = uuidOf(h);
+  const content = anchor.message?.content;
+  const block = Array.isArray(content)
+    ? content.find((b) => typeof b?.id === 'string' || typeof b?.tool_use_id === 'string')
+    : undefined;
+  const toolId = block?.id ?? block?.tool_use_id ?? `toolu_01${charsOf(h, 22, BASE62)}`;
+  const data =
+    n % 2 === 0
+      ? {
+          type: 'hook_progress',
+          hookEvent: 'PostToolUse',
+          hookName: 'PostToolUse:Bash',
+          command: 'callback',
+        }
+      : {
+          type: 'bash_progress',
+          output: OUTPUT_LINES.slice(0, 1 + (n % 4)).join('\n'),
+          fullOutput: OUTPUT_LINES.join('\n'),
+          elapsedTimeSeconds: 1 + (n % 9),
+          totalLines: 4,
+          totalBytes: 64,
+        };
+  return JSON.stringify({
+    parentUuid: anchor.uuid,
+    isSidechain: anchor.isSidechain === true,
+    ...(typeof anchor.agentId === 'string' ? { agentId: anchor.agentId } : {}),
+    userType: 'external',
+    cwd: anchor.cwd,
+    sessionId: anchor.sessionId,
+    version: anchor.version,
+    gitBranch: anchor.gitBranch,
+    type: 'progress',
+    data,
+    parentToolUseID: toolId,
+    toolUseID: data.type === 'bash_progress' ? `bash-progress-${n}` : toolId,
+    timestamp: anchor.timestamp,
+    uuid,
+  });
+}
+
 const seedHash = (seed, what) =>
   createHash('sha256').update(`${seed}\0${what}`).digest().readUInt32BE(0);
 
@@ -196,12 +289,25 @@ export function generateCorpus({
   projects = 20,
   only = null,
   rewrite: rewriting = true,
+  progressShare = 0,
   templates = loadTemplates(),
 }) {
   if (only !== null)
     templates = {
       ...templates,
       groups: templates.groups.filter((g) => only.some((p) => g.name.startsWith(p))),
+    };
+  if (progressShare > 0)
+    templates = {
+      ...templates,
+      groups: templates.groups.map((g) => ({
+        ...g,
+        files: g.files.map((f) =>
+          f.rel.endsWith('.jsonl')
+            ? { ...f, text: withProgressShare(f.text, progressShare, `${g.name}/${f.rel}`) }
+            : f,
+        ),
+      })),
     };
   if (!Number.isFinite(size) && !Number.isFinite(maxFiles))
     throw new Error('corpus generator: give a size or a file count');
@@ -247,6 +353,8 @@ export function generateCorpus({
     targetBytes: Number.isFinite(size) ? size : null,
     maxFiles: Number.isFinite(maxFiles) ? maxFiles : null,
     only,
+    // Written only when set: the default corpus keeps its bytes, manifest included.
+    ...(progressShare > 0 ? { progressShare } : {}),
     projects: usedProjects.size,
     ...stats,
   };
@@ -262,18 +370,28 @@ function readManifest(dir) {
   }
 }
 
-/** The corpus for (size, seed), generated unless an identical one is already there. */
-export function ensureCorpus({ size, seed = 1, root = CORPUS_ROOT, log = () => undefined }) {
-  const dir = join(root, `corpus-${formatSize(size)}-seed${seed}`);
+/** Dir name suffix of a corpus with added progress lines: `-progress50` for 0.5. */
+export const progressSuffix = (share) => (share > 0 ? `-progress${Math.round(share * 100)}` : '');
+
+/** The corpus for (size, seed, progress share), generated unless an identical one is already there. */
+export function ensureCorpus({
+  size,
+  seed = 1,
+  progressShare = 0,
+  root = CORPUS_ROOT,
+  log = () => undefined,
+}) {
+  const dir = join(root, `corpus-${formatSize(size)}-seed${seed}${progressSuffix(progressShare)}`);
   let manifest = readManifest(dir);
   if (
     manifest === null ||
     manifest.generator !== GENERATOR_VERSION ||
     manifest.targetBytes !== size ||
-    manifest.seed !== seed
+    manifest.seed !== seed ||
+    (manifest.progressShare ?? 0) !== progressShare
   ) {
     log(`generating ${formatSize(size)} corpus (seed ${seed}) in ${relative(ROOT, dir)} …`);
-    manifest = generateCorpus({ size, seed, out: dir });
+    manifest = generateCorpus({ size, seed, progressShare, out: dir });
   }
   return { dir, projectsDir: join(dir, 'projects'), manifest };
 }

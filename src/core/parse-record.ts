@@ -16,6 +16,7 @@ import {
 } from './records.js';
 import { clipAtBoundary } from './clip.js';
 import { SYNTHETIC_MODEL } from './turn-lifecycle.js';
+import { timestampMs } from './timestamp.js';
 
 export type ParseOutcome =
   | { kind: 'record'; record: TranscriptRecord }
@@ -57,15 +58,25 @@ function detach(s: string): string {
 /**
  * Values repeated on every line (session id, cwd, branch, version, model):
  * one string each rather than one per record. Bounded; values only, no I/O.
+ * Each field first checks the value it last returned: a line's strings are
+ * fresh from JSON.parse, and comparing with the last one is cheaper than
+ * hashing it for the map (the same value line after line is the common case).
  */
 const interned = new Map<string, string>();
-function intern(v: unknown): string | null {
+const SLOT = { session: 0, cwd: 1, branch: 2, version: 3, model: 4, speed: 5, mode: 6, origin: 7 };
+const lastInterned: (string | null)[] = Array.from({ length: 8 }, () => null);
+function intern(v: unknown, slot: number): string | null {
   if (typeof v !== 'string') return null;
-  const known = interned.get(v);
-  if (known !== undefined) return known;
-  if (interned.size >= 4096) interned.clear();
-  interned.set(v, v);
-  return v;
+  const last = lastInterned[slot];
+  if (last === v) return last;
+  let known = interned.get(v);
+  if (known === undefined) {
+    if (interned.size >= 4096) interned.clear();
+    interned.set(v, v);
+    known = v;
+  }
+  lastInterned[slot] = known;
+  return known;
 }
 
 /** Long strings inside tool inputs (Write contents, Edit strings) are clipped too. */
@@ -82,12 +93,31 @@ function clipInput(value: unknown, depth = 0): unknown {
   return out;
 }
 
+/**
+ * Whether clipInput would leave the value as it is: most tool inputs are
+ * small, and are kept as parsed instead of copied. A `__proto__` key is
+ * copied (the copy drops it), so that both paths give the same object.
+ */
+function withinLimits(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return value.length <= limit;
+  if (typeof value !== 'object' || value === null) return true;
+  if (depth >= 8) return false;
+  if (Array.isArray(value)) {
+    if (value.length > 200) return false;
+    for (const v of value) if (!withinLimits(v, depth + 1)) return false;
+    return true;
+  }
+  const o = value as Json;
+  for (const k in o) if (k === '__proto__' || !withinLimits(o[k], depth + 1)) return false;
+  return true;
+}
+
 /** Latest time OTLP's unsigned 64-bit nanoseconds hold with room to spare (year 2255). */
 const MAX_TIMESTAMP_MS = 9_000_000_000_000;
 
 function parseTimestamp(v: unknown): number | null {
   if (typeof v !== 'string') return null;
-  const ms = Date.parse(v);
+  const ms = timestampMs(v);
   // Before 1970 or past OTLP's range a time cannot be sent: it reads as missing.
   return Number.isNaN(ms) || ms < 0 || ms > MAX_TIMESTAMP_MS ? null : ms;
 }
@@ -131,7 +161,7 @@ function parseUsage(v: unknown): Usage | null {
     cacheWrite1h: num(creation.ephemeral_1h_input_tokens) ?? 0,
   };
   // Written only when present, so older lines keep the four-field shape.
-  const speed = intern(v.speed);
+  const speed = intern(v.speed, SLOT.speed);
   if (speed !== null) usage.speed = speed;
   const thinking = num(details.thinking_tokens);
   if (thinking !== null) usage.thinkingTokens = thinking;
@@ -156,21 +186,13 @@ function agentReportOf(tur: Json): AgentReport | null {
   };
 }
 
-function base(o: Json) {
-  const forked = isObject(o.forkedFrom) ? str(o.forkedFrom.sessionId) : null;
-  return {
-    uuid: str(o.uuid),
-    parentUuid: str(o.parentUuid),
-    timestamp: parseTimestamp(o.timestamp),
-    sessionId: intern(o.sessionId),
-    isSidechain: o.isSidechain === true,
-    agentId: str(o.agentId),
-    cwd: intern(o.cwd),
-    gitBranch: intern(o.gitBranch),
-    version: intern(o.version),
-    forkedFromSessionId: forked,
-  };
-}
+/**
+ * The envelope every chain record carries. Its fields are written out in each
+ * record's literal (the BASE_FIELDS comment marks them): a literal built in one
+ * go is several times cheaper than spreading a base object into it.
+ */
+const forkedFrom = (o: Json): string | null =>
+  isObject(o.forkedFrom) ? str(o.forkedFrom.sessionId) : null;
 
 const PEER_NAME = /<cross-session-message\b[^>]*\bfrom-name="([^"]*)"/;
 
@@ -210,10 +232,20 @@ function parseUser(o: Json): UserRecord {
   const origin = isObject(o.origin) ? str(o.origin.kind) : null;
   return {
     type: 'user',
-    ...base(o),
+    // BASE_FIELDS
+    uuid: str(o.uuid),
+    parentUuid: str(o.parentUuid),
+    timestamp: parseTimestamp(o.timestamp),
+    sessionId: intern(o.sessionId, SLOT.session),
+    isSidechain: o.isSidechain === true,
+    agentId: str(o.agentId),
+    cwd: intern(o.cwd, SLOT.cwd),
+    gitBranch: intern(o.gitBranch, SLOT.branch),
+    version: intern(o.version, SLOT.version),
+    forkedFromSessionId: forkedFrom(o),
     promptId: str(o.promptId),
-    permissionMode: intern(o.permissionMode),
-    originKind: intern(origin),
+    permissionMode: intern(o.permissionMode, SLOT.mode),
+    originKind: intern(origin, SLOT.origin),
     peerName: origin === 'peer' && text !== null ? (PEER_NAME.exec(text)?.[1] ?? null) : null,
     isMeta: o.isMeta === true,
     isCompactSummary: o.isCompactSummary === true,
@@ -228,9 +260,12 @@ function parseUser(o: Json): UserRecord {
   };
 }
 
+const toolInput = (input: Json): Record<string, unknown> =>
+  withinLimits(input, 0) ? input : (clipInput(input) as Record<string, unknown>);
+
 function parseAssistant(o: Json): AssistantRecord {
   const message = isObject(o.message) ? o.message : {};
-  const model = intern(message.model);
+  const model = intern(message.model, SLOT.model);
   const isApiError = o.isApiErrorMessage === true;
   const synthetic = isApiError || model === SYNTHETIC_MODEL;
   const toolUses: ToolUseBlock[] = [];
@@ -242,14 +277,24 @@ function parseAssistant(o: Json): AssistantRecord {
         toolUses.push({
           id: block.id,
           name: str(block.name) ?? 'unknown',
-          input: isObject(block.input) ? (clipInput(block.input) as Record<string, unknown>) : {},
+          input: isObject(block.input) ? toolInput(block.input) : {},
         });
       } else if (block.type === 'text') hasText = true;
     }
   }
   return {
     type: 'assistant',
-    ...base(o),
+    // BASE_FIELDS
+    uuid: str(o.uuid),
+    parentUuid: str(o.parentUuid),
+    timestamp: parseTimestamp(o.timestamp),
+    sessionId: intern(o.sessionId, SLOT.session),
+    isSidechain: o.isSidechain === true,
+    agentId: str(o.agentId),
+    cwd: intern(o.cwd, SLOT.cwd),
+    gitBranch: intern(o.gitBranch, SLOT.branch),
+    version: intern(o.version, SLOT.version),
+    forkedFromSessionId: forkedFrom(o),
     messageId: str(message.id),
     requestId: str(o.requestId),
     model,
@@ -273,7 +318,23 @@ function parseSystem(o: Json): SystemRecord {
     marker?.[1] !== undefined && marker[2] !== undefined
       ? { name: clip(marker[1]), idSuffix: marker[2] }
       : null;
-  return { type: 'system', ...base(o), subtype, durationMs: num(o.durationMs), fork };
+  return {
+    type: 'system',
+    // BASE_FIELDS
+    uuid: str(o.uuid),
+    parentUuid: str(o.parentUuid),
+    timestamp: parseTimestamp(o.timestamp),
+    sessionId: intern(o.sessionId, SLOT.session),
+    isSidechain: o.isSidechain === true,
+    agentId: str(o.agentId),
+    cwd: intern(o.cwd, SLOT.cwd),
+    gitBranch: intern(o.gitBranch, SLOT.branch),
+    version: intern(o.version, SLOT.version),
+    forkedFromSessionId: forkedFrom(o),
+    subtype,
+    durationMs: num(o.durationMs),
+    fork,
+  };
 }
 
 function parseEmbedded(
@@ -306,7 +367,17 @@ function parseProgress(o: Json): ProgressRecord {
   const progressAgentId = str(data.agentId);
   return {
     type: 'progress',
-    ...base(o),
+    // BASE_FIELDS
+    uuid: str(o.uuid),
+    parentUuid: str(o.parentUuid),
+    timestamp: parseTimestamp(o.timestamp),
+    sessionId: intern(o.sessionId, SLOT.session),
+    isSidechain: o.isSidechain === true,
+    agentId: str(o.agentId),
+    cwd: intern(o.cwd, SLOT.cwd),
+    gitBranch: intern(o.gitBranch, SLOT.branch),
+    version: intern(o.version, SLOT.version),
+    forkedFromSessionId: forkedFrom(o),
     dataType,
     progressAgentId,
     parentToolUseId: str(o.parentToolUseID),

@@ -46,13 +46,28 @@ function slotOf(a: number, b: number, c: number, d: number, slots: number): numb
   return ((h ^ (h >>> 15)) >>> 0) & (slots - 1);
 }
 
+/**
+ * Slots a new set starts with. A session has a few hundred uuids on average:
+ * a table sized for thousands (64 KB, zeroed) cost more, over thousands of
+ * small sessions, than growing the few large ones (issue 15).
+ */
+const INITIAL_SLOTS = 64;
+
+/**
+ * The words of the value looked up last, shared by every set (lookups are
+ * synchronous): a reader asks `has` and then `add` of the same uuid, and a
+ * typed array per set cost more than the set's table on small sessions.
+ */
+const key = new Int32Array(4);
+let keyOf: string | null = null;
+let keyIsUuid = false;
+
 export class UuidSet {
   /** 4 words per slot; a slot of four zero words is empty (the nil uuid is kept apart). */
-  private table = new Int32Array(4 * 1024);
+  private table = new Int32Array(4 * INITIAL_SLOTS);
   private count = 0;
   private hasNil = false;
   private readonly others = new Set<string>();
-  private readonly key = new Int32Array(4);
 
   get size(): number {
     return this.count + (this.hasNil ? 1 : 0) + this.others.size;
@@ -69,61 +84,68 @@ export class UuidSet {
 
   /** Looks the value up, inserting it when `insert`; returns whether it was there. */
   private visit(value: string, insert: boolean): boolean {
-    const k = this.key;
-    if (!wordsOf(value, k)) {
+    const k = key;
+    if (value !== keyOf) {
+      keyOf = value;
+      keyIsUuid = wordsOf(value, k);
+    }
+    if (!keyIsUuid) {
       const had = this.others.has(value);
       if (insert && !had) this.others.add(value);
       return had;
     }
-    const [a, b, c, d] = [k[0] ?? 0, k[1] ?? 0, k[2] ?? 0, k[3] ?? 0];
+    const a = k[0] ?? 0;
+    const b = k[1] ?? 0;
+    const c = k[2] ?? 0;
+    const d = k[3] ?? 0;
     if ((a | b | c | d) === 0) {
       const had = this.hasNil;
       if (insert) this.hasNil = true;
       return had;
     }
-    const slots = this.table.length >> 2;
-    let slot = slotOf(a, b, c, d, slots);
+    const table = this.table;
+    const mask = (table.length >> 2) - 1;
+    let at = slotOf(a, b, c, d, mask + 1) << 2;
     for (;;) {
-      const at = slot << 2;
-      const w0 = this.table[at] ?? 0;
-      const w1 = this.table[at + 1] ?? 0;
-      const w2 = this.table[at + 2] ?? 0;
-      const w3 = this.table[at + 3] ?? 0;
+      const w0 = table[at] ?? 0;
+      const w1 = table[at + 1] ?? 0;
+      const w2 = table[at + 2] ?? 0;
+      const w3 = table[at + 3] ?? 0;
       if ((w0 | w1 | w2 | w3) === 0) break;
       if (w0 === a && w1 === b && w2 === c && w3 === d) return true;
-      slot = (slot + 1) & (slots - 1);
+      at = (at + 4) & ((mask << 2) | 3);
     }
     if (!insert) return false;
-    const at = slot << 2;
-    this.table[at] = a;
-    this.table[at + 1] = b;
-    this.table[at + 2] = c;
-    this.table[at + 3] = d;
+    table[at] = a;
+    table[at + 1] = b;
+    table[at + 2] = c;
+    table[at + 3] = d;
     this.count += 1;
-    if (this.count * 2 > slots) this.grow();
+    if (this.count * 2 > mask + 1) this.grow();
     return false;
   }
 
   private grow(): void {
     const old = this.table;
-    this.table = new Int32Array(old.length * 2);
-    const slots = this.table.length >> 2;
-    for (let at = 0; at < old.length; at += 4) {
-      const a = old[at] ?? 0;
-      const b = old[at + 1] ?? 0;
-      const c = old[at + 2] ?? 0;
-      const d = old[at + 3] ?? 0;
+    const table = new Int32Array(old.length * 2);
+    const slots = table.length >> 2;
+    for (let from = 0; from < old.length; from += 4) {
+      const a = old[from] ?? 0;
+      const b = old[from + 1] ?? 0;
+      const c = old[from + 2] ?? 0;
+      const d = old[from + 3] ?? 0;
       if ((a | b | c | d) === 0) continue;
-      let slot = slotOf(a, b, c, d, slots);
+      let at = slotOf(a, b, c, d, slots) << 2;
       while (
-        ((this.table[slot << 2] ?? 0) |
-          (this.table[(slot << 2) + 1] ?? 0) |
-          (this.table[(slot << 2) + 2] ?? 0) |
-          (this.table[(slot << 2) + 3] ?? 0)) !==
+        ((table[at] ?? 0) | (table[at + 1] ?? 0) | (table[at + 2] ?? 0) | (table[at + 3] ?? 0)) !==
         0
       )
-        slot = (slot + 1) & (slots - 1);
-      this.table.set([a, b, c, d], slot << 2);
+        at = (at + 4) & (table.length - 1);
+      table[at] = a;
+      table[at + 1] = b;
+      table[at + 2] = c;
+      table[at + 3] = d;
     }
+    this.table = table;
   }
 }

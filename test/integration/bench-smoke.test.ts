@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSessions } from '../../src/adapters/session-files.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { sessionSpans } from '../../src/app/session-spans.js';
+import { parseRecord } from '../../src/core/parse-record.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const distBuilt = existsSync(join(repoRoot, 'dist', 'cli', 'main.js'));
@@ -138,6 +139,44 @@ describe.skipIf(!distBuilt)('benchmark scripts (smoke)', () => {
     expect(b).toEqual(a);
     rmSync(reference, { recursive: true, force: true });
     rmSync(copy, { recursive: true, force: true });
+  }, 180_000);
+
+  it('generate-corpus --progress-share: progress lines at that share, each a valid progress record', async () => {
+    const out = join(work, 'progress');
+    const run = await bench('generate-corpus.mjs', [
+      '--size',
+      '2MB',
+      '--progress-share',
+      '0.5',
+      '--out',
+      out,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(result('corpus').progressShare).toBe(0.5);
+    let lines = 0;
+    let progress = 0;
+    const walk = (d: string): void => {
+      for (const name of readdirSync(d)) {
+        const p = join(d, name);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (name.endsWith('.jsonl'))
+          for (const line of readFileSync(p, 'utf8').split('\n')) {
+            if (line.trim() === '') continue;
+            lines += 1;
+            if (!line.includes('"type":"progress","data"')) continue;
+            progress += 1;
+            // The fixtures' own broken lines stay broken; every other one is a progress record with a uuid.
+            const parsed = parseRecord(line);
+            if (parsed.kind === 'malformed') continue;
+            expect(parsed.kind === 'record' && parsed.record.type === 'progress', line).toBe(true);
+            if (parsed.kind === 'record') expect(parsed.record.uuid).not.toBeNull();
+          }
+      }
+    };
+    walk(join(out, 'projects'));
+    expect(progress / lines).toBeGreaterThan(0.45);
+    expect(progress / lines).toBeLessThan(0.55);
+    rmSync(out, { recursive: true, force: true });
   }, 180_000);
 
   it('convert-throughput: every path yields the plain path spans, byte for byte', async () => {

@@ -129,6 +129,37 @@ describe('parseRecord', () => {
     });
   });
 
+  it('keeps tool inputs within the limits as they are, and cuts those past them', () => {
+    const inputOf = (input: unknown): Record<string, unknown> => {
+      const line = JSON.stringify({
+        type: 'assistant',
+        message: { id: 'm', content: [{ type: 'tool_use', id: 't', name: 'X', input }] },
+      }).replace('"P":', '"__proto__":');
+      const out = parseRecord(line, { textLimit: 10 });
+      if (out.kind !== 'record' || out.record.type !== 'assistant') throw new Error('no record');
+      return out.record.toolUses[0]?.input ?? {};
+    };
+    const nested = (levels: number): unknown =>
+      levels === 0 ? { end: true } : { a: nested(levels - 1) };
+    const within = {
+      s: 'x'.repeat(10),
+      list: Array.from({ length: 200 }, (_, i) => i),
+      deep: nested(6),
+    };
+    expect(inputOf(within)).toEqual(within);
+    const past = inputOf({ s: 'word '.repeat(4), list: Array.from({ length: 201 }, (_, i) => i) });
+    expect((past.s as string).length).toBeLessThanOrEqual(11);
+    expect(past.list).toHaveLength(200);
+    // The object 8 levels below the input is cut off, whichever path reads it.
+    let at: unknown = inputOf({ deep: nested(7) }).deep;
+    for (let i = 1; i < 7; i++) at = (at as { a: unknown }).a;
+    expect(at).toEqual({ a: '[object nested too deep]' });
+    // A __proto__ key goes through the copy, which never keeps it as a key of its own.
+    const proto = inputOf({ P: { polluted: true }, k: 1 });
+    expect(Object.keys(proto)).toEqual(['k']);
+    expect(JSON.stringify(proto)).toBe('{"k":1}');
+  });
+
   it('clips long text and long strings inside tool inputs', () => {
     const a = record<AssistantRecord>(
       {
