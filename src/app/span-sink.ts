@@ -12,7 +12,7 @@ import {
   type SpanRange,
 } from '../adapters/otlp-encode.js';
 import { encodeJsonLine } from '../adapters/otlp-json.js';
-import { sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
+import { keepAliveAgent, sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
 import { readFileSync } from 'node:fs';
 import { CliError } from '../adapters/cli-error.js';
 import type { PrivateFile } from '../adapters/private-file.js';
@@ -79,6 +79,7 @@ export function otlpSink(settings: Settings, resource: Resource, retry: RetryPol
     cert: readPem(settings.tlsCert, 'client certificate'),
     key: readPem(settings.tlsKey, 'client key'),
   };
+  const agent = keepAliveAgent(settings.endpoint);
   const post = (body: Uint8Array) =>
     sendOtlp(body, {
       url: settings.endpoint,
@@ -91,6 +92,7 @@ export function otlpSink(settings: Settings, resource: Resource, retry: RetryPol
       maxBackoffMs: retry.maxBackoffMs,
       maxRetryAfterMs: 60_000,
       tls,
+      agent,
       ...(retry.signal === undefined ? {} : { signal: retry.signal }),
       ...(retry.onRetry === undefined ? {} : { onRetry: retry.onRetry }),
     });
