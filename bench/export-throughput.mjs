@@ -1,11 +1,13 @@
-// npm run bench:export -- [--size 200MB] [--seed 1] [--runs 1] [--corpus DIR]
+// npm run bench:export -- [--size 200MB] [--seed 1] [--runs 1] [--corpus DIR] [--before DIST]
 // Export throughput to a real local OTLP/HTTP receiver running in its own
 // process: `ccotel export` end to end (protobuf, then gzip), and the wire alone
 // (requests built beforehand, then sent one after another as export sends
 // them). Spans/s counts the spans the receiver got, over the sender's time.
+// --before DIST also runs both export cases against another build (e.g. a
+// copy of dist/ from before a change), interleaved: an A/B in one run.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { benchArgs, parseSize } from './lib/args.mjs';
 import { ensureCorpus } from './lib/corpus.mjs';
 import {
@@ -19,7 +21,8 @@ import {
   writeResult,
 } from './lib/report.mjs';
 
-const HELP = `Usage: node bench/export-throughput.mjs [--size 200MB] [--seed N] [--runs N] [--corpus PROJECTS_DIR] [--name NAME]\n`;
+const HELP = `Usage: node bench/export-throughput.mjs [--size 200MB] [--seed N] [--runs N] [--corpus PROJECTS_DIR] [--name NAME]
+       [--before DIST]   the export cases also run against that build (name@before), interleaved\n`;
 
 const args = benchArgs({
   size: { type: 'string', default: '200MB' },
@@ -27,6 +30,7 @@ const args = benchArgs({
   runs: { type: 'string', default: '1' },
   corpus: { type: 'string' },
   name: { type: 'string', default: 'export' },
+  before: { type: 'string' },
 });
 if (args.help === true) {
   process.stdout.write(HELP);
@@ -34,6 +38,7 @@ if (args.help === true) {
 }
 
 const runs = Math.max(1, Number(args.runs));
+const before = args.before === undefined ? null : resolve(args.before);
 const corpus =
   args.corpus ??
   ensureCorpus({
@@ -56,6 +61,7 @@ async function measure(name, send) {
       name,
       seconds: sent.seconds,
       peakRssMB: sent.peakRssMB ?? null,
+      cpuSeconds: sent.cpuSeconds ?? null,
       spans: got.spans,
       requests: got.requests,
       wireBytes: got.bytes,
@@ -69,20 +75,13 @@ async function measure(name, send) {
   }
 }
 
-async function exportCase(url, extra) {
+async function exportCase(url, extra, env = {}) {
   const state = mkdtempSync(join(tmpdir(), 'ccotel-bench-export-'));
   try {
-    const r = await runCcotel([
-      'export',
-      corpus,
-      '--endpoint',
-      url,
-      '--state-dir',
-      state,
-      '--force',
-      '--quiet',
-      ...extra,
-    ]);
+    const r = await runCcotel(
+      ['export', corpus, '--endpoint', url, '--state-dir', state, '--force', '--quiet', ...extra],
+      { env },
+    );
     if (r.measured === null) throw new Error(`export did not finish: ${r.stderr.slice(-500)}`);
     return { ...r.measured, code: r.code };
   } finally {
@@ -90,9 +89,17 @@ async function exportCase(url, extra) {
   }
 }
 
+const exportCases = [
+  ['export (protobuf)', []],
+  ['export (protobuf, gzip)', ['--compression', 'gzip']],
+];
 const cases = [
-  ['export (protobuf)', (url) => exportCase(url, [])],
-  ['export (protobuf, gzip)', (url) => exportCase(url, ['--compression', 'gzip'])],
+  ...exportCases.flatMap(([name, extra]) => [
+    [name, (url) => exportCase(url, extra)],
+    ...(before === null
+      ? []
+      : [[`${name}@before`, (url) => exportCase(url, extra, { CCOTEL_BENCH_DIST: before })]]),
+  ]),
   ['wire only (protobuf)', (url) => runWorkload('send', { dir: corpus, url })],
 ];
 const samples = Object.fromEntries(cases.map(([name]) => [name, []]));
@@ -118,6 +125,7 @@ for (const [name] of cases) {
     wireMB: round(rs[0].wireBytes / 1e6, 1),
     wireMBPerSecond: round(rs[0].wireBytes / 1e6 / seconds, 1),
     peakRssMB: rs[0].peakRssMB === null ? null : round(median(rs.map((r) => r.peakRssMB)), 0),
+    cpuSeconds: rs[0].cpuSeconds === null ? null : round(median(rs.map((r) => r.cpuSeconds)), 2),
     receiverErrors: rs.reduce((n, r) => n + r.receiverErrors, 0),
     // The receiver's CPU over the sender's wall time: its share of a core.
     receiverCpuShare: round(median(rs.map((r) => (r.receiverCpuSeconds ?? NaN) / r.seconds)), 2),
@@ -135,11 +143,19 @@ printTable(
     requests: summary[name].requests,
     'MB sent': summary[name].wireMB,
     'peak RSS MB': summary[name].peakRssMB,
+    'CPU s': summary[name].cpuSeconds,
     'receiver CPU (cores)': summary[name].receiverCpuShare,
   })),
 );
 const ok = Object.values(summary).every(
   (s) => s.receiverErrors === 0 && s.exitCodes.every((c) => c === 0) && s.spans > 0,
 );
-writeResult(args.name, { corpus, backgroundLoadPercent: load, runs, ok, cases: summary });
+writeResult(args.name, {
+  corpus,
+  backgroundLoadPercent: load,
+  runs,
+  before,
+  ok,
+  cases: summary,
+});
 if (!ok) process.exitCode = 1;

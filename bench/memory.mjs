@@ -1,4 +1,4 @@
-// npm run bench:memory -- [--size 200MB] [--single 1GB] [--files 10000] [--skip corpus,single,daemon]
+// npm run bench:memory -- [--size 200MB] [--single 1GB] [--files 10000] [--skip corpus,single,daemon] [--before DIST]
 // Peak memory:
 //   corpus  peak RSS converting the 200 MB corpus (conversion alone, and
 //           `ccotel export` to a local receiver)
@@ -8,12 +8,14 @@
 //   daemon  `ccotel watch` over 10,000 already-exported transcript files:
 //           start-up time (spawn → its 'watching' log line, then until it goes
 //           quiet) and RSS, on a first start and on a restart
+// --before DIST also runs each `ccotel export` against another build (a copy of
+// dist/ from before a change), right after this build's: an A/B in one run.
 // Each measured process is its own child: getrusage maxRSS, or /proc VmHWM for the daemon.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { benchArgs, formatSize, parseSize } from './lib/args.mjs';
 import {
   CORPUS_ROOT,
@@ -39,6 +41,7 @@ const HELP = `Usage: node bench/memory.mjs [--size 200MB] [--single 1GB] [--file
   --out    where the 1 GB transcript and the 10,000-file corpus are generated (default bench/.corpus)
   --keep   keep the generated 1 GB transcript and 10,000-file corpus (default: deleted)
   --cli    the ccotel entry point for the daemon (default dist/cli/main.js)
+  --before another build's dist/: each ccotel export also runs against it (an A/B in one run)
 `;
 
 const args = benchArgs({
@@ -52,6 +55,7 @@ const args = benchArgs({
   corpus: { type: 'string' },
   out: { type: 'string', default: CORPUS_ROOT },
   name: { type: 'string', default: 'memory' },
+  before: { type: 'string' },
 });
 if (args.help === true) {
   process.stdout.write(HELP);
@@ -63,27 +67,41 @@ const skip = new Set(args.skip.split(',').filter(Boolean));
 const log = (m) => process.stdout.write(`${m}\n`);
 const result = { backgroundLoadPercent: await backgroundLoad() };
 const rows = [];
+const before = args.before === undefined ? null : resolve(args.before);
 
-async function exportPeak(projects, extra = []) {
+async function exportPeak(projects, extra = [], env = {}) {
   const receiver = await forkReceiver();
   const state = mkdtempSync(join(tmpdir(), 'ccotel-bench-mem-'));
   try {
-    const r = await runCcotel([
-      'export',
-      projects,
-      '--endpoint',
-      receiver.url,
-      '--state-dir',
-      state,
-      '--quiet',
-      ...extra,
-    ]);
+    const r = await runCcotel(
+      ['export', projects, '--endpoint', receiver.url, '--state-dir', state, '--quiet', ...extra],
+      { env },
+    );
     if (r.measured === null || r.code !== 0)
       throw new Error(`export failed (${r.code}): ${r.stderr.slice(-500)}`);
     return { ...r.measured, spans: (await receiver.stats()).spans, state };
   } finally {
     await receiver.stop();
   }
+}
+
+/** The same export against the --before build; null without --before. */
+async function exportBefore(projects) {
+  if (before === null) return null;
+  const r = await exportPeak(projects, [], { CCOTEL_BENCH_DIST: before });
+  rmSync(r.state, { recursive: true, force: true });
+  return { peakRssMB: round(r.peakRssMB, 0), seconds: round(r.seconds, 2), spans: r.spans };
+}
+
+/** Its row, after this build's rows. */
+function pushBeforeRow(label, r) {
+  if (r === null) return;
+  rows.push({
+    case: `${label}: ccotel export (before)`,
+    'peak RSS MB': r.peakRssMB,
+    seconds: r.seconds,
+    note: `${r.spans} spans sent; ${before}`,
+  });
 }
 
 if (!skip.has('corpus')) {
@@ -112,6 +130,8 @@ if (!skip.has('corpus')) {
     seconds: round(exported.seconds, 2),
     note: `${exported.spans} spans sent`,
   });
+  result.corpus.exportBefore = await exportBefore(projectsDir);
+  pushBeforeRow(label, result.corpus.exportBefore);
 }
 
 if (!skip.has('single')) {
@@ -123,6 +143,7 @@ if (!skip.has('single')) {
     const convert = await runWorkload('convert', { dir, mode: 'shipped' });
     const exported = await exportPeak(dir);
     rmSync(exported.state, { recursive: true, force: true });
+    const exportedBefore = await exportBefore(dir);
     // show: --json reads in segments; the terminal view still reads the session whole.
     const showPeak = async (extra) => {
       const r = await runCcotel(['show', made.file, ...extra], { keepStdout: false });
@@ -146,6 +167,7 @@ if (!skip.has('single')) {
       wholeSeconds: round(whole.seconds, 2),
       spans: convert.spans,
       exportedSpans: exported.spans,
+      exportBefore: exportedBefore,
       segments: convert.segments,
       sameSpans: convert.digest === whole.digest,
       entries: stages.entries,
@@ -187,6 +209,7 @@ if (!skip.has('single')) {
         note: `heap: records ${stages.heapMB.records}, model ${stages.heapMB.model}, spans ${stages.heapMB.spans} MB`,
       },
     );
+    pushBeforeRow(label, exportedBefore);
   } finally {
     if (!args.keep) rmSync(dir, { recursive: true, force: true });
   }

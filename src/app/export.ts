@@ -15,6 +15,7 @@ import { findSessions, type SessionFiles } from '../adapters/session-files.js';
 import type { SpanRange } from '../adapters/otlp-encode.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { UserError } from '../core/user-error.js';
+import { limitHeapGrowth } from '../adapters/heap-growth.js';
 import { loadExportState, saveExportState, type ExportState } from './export-state.js';
 import { streamSessionSpans, type TurnSpans } from './session-spans.js';
 import type { SinkResult, SpanSink } from './span-sink.js';
@@ -120,21 +121,51 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     warnings: listWarnings,
     failure: null,
   };
-  const persist = async (): Promise<void> => {
-    if (!stateDirty || options.readOnlyState) return;
+  let stateDirty = false;
+  const clock = options.clock ?? systemClock;
+  let lastSave = clock.monotonic();
+  /** Writes the state file, marked clean first: turns recorded while it is written are saved next time. */
+  const write = async (): Promise<void> => {
+    stateDirty = false;
     try {
       await saveExportState(stateDir, state);
     } catch (err) {
+      stateDirty = true;
       throw new UserError(
         `cannot write the state file in ${stateDir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (delivered turns will be resent next time, with the same ids)`,
         'failed',
       );
     }
-    stateDirty = false;
   };
-  let stateDirty = false;
-  const clock = options.clock ?? systemClock;
-  let lastSave = clock.monotonic();
+  // The periodic save runs beside delivery rather than before the next
+  // request: its fsync took 50-150 ms a second on a busy disk, time in which
+  // neither conversion nor sending went on. One save at a time (they share a
+  // temp file); its error is thrown by the next delivery or at the end.
+  let saving: Promise<void> | null = null;
+  let saveError: unknown = null;
+  const startSave = (): void => {
+    saving = write().then(
+      () => {
+        saving = null;
+      },
+      (err: unknown) => {
+        saving = null;
+        saveError = err;
+      },
+    );
+  };
+  const throwSaveError = (): void => {
+    if (saveError === null) return;
+    const err = saveError;
+    saveError = null;
+    throw err;
+  };
+  const persist = async (): Promise<void> => {
+    await saving;
+    throwSaveError();
+    if (!stateDirty || options.readOnlyState) return;
+    await write();
+  };
   // Each turn's protobuf fields and digest serve to compare with the state
   // file, to record the turn and to build the request: a read-only run with
   // nothing to compare (--force, or no turns recorded) needs none of them.
@@ -193,9 +224,10 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     // only the turns of its last second, with the same ids. Saving after every
     // batch rewrote and fsynced the whole file each time, quadratic in the
     // turns: 13 of 36 s exporting a 1 GB transcript (docs/benchmarks.md).
-    if (clock.monotonic() - lastSave >= SAVE_EVERY_MS) {
-      await persist();
+    throwSaveError();
+    if (stateDirty && saving === null && clock.monotonic() - lastSave >= SAVE_EVERY_MS) {
       lastSave = clock.monotonic();
+      startSave();
     }
     return true;
   };
@@ -277,13 +309,25 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   };
   const spanOptions = { content: settings.content, maxAttributeBytes: settings.maxAttributeBytes };
   try {
+    let heapLimited = false;
     for (const files of sessions) {
+      let segments = 0;
+      const sendSegment = (turns: TurnSpans[]): Promise<boolean> => {
+        // A session long enough to be read in segments: its garbage, not what
+        // export holds, made the peak RSS (heap-growth.ts). Smaller sessions
+        // keep V8's default, which costs fewer collections.
+        if (++segments === 2 && !heapLimited) {
+          limitHeapGrowth();
+          heapLimited = true;
+        }
+        return sendTurns(turns);
+      };
       // Turns are sent a segment at a time: a transcript of gigabytes is never held whole.
       const session = await streamSessionSpans(
         files,
         options.prices,
         spanOptions,
-        sendTurns,
+        sendSegment,
         {},
         encode,
       );
@@ -307,6 +351,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   } catch (err) {
     // Whatever failed, the turns already delivered are recorded before the error goes on.
     await settle().catch(() => false);
+    await saving;
+    saveError = null;
     await persist().catch(() => undefined);
     throw err;
   }

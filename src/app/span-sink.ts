@@ -12,7 +12,7 @@ import {
   type SpanRange,
 } from '../adapters/otlp-encode.js';
 import { encodeJsonLine } from '../adapters/otlp-json.js';
-import { sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
+import { keepAliveAgent, sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
 import { UserError } from '../core/user-error.js';
 import type { PrivateFile } from '../adapters/private-file.js';
 import { readSmallFileSync } from '../adapters/file-info.js';
@@ -77,6 +77,7 @@ export function otlpSink(settings: Settings, resource: Resource, retry: RetryPol
     cert: readPem(settings.tlsCert, 'client certificate'),
     key: readPem(settings.tlsKey, 'client key'),
   };
+  const agent = keepAliveAgent(settings.endpoint);
   const post = (body: Uint8Array) =>
     sendOtlp(body, {
       url: settings.endpoint,
@@ -89,6 +90,7 @@ export function otlpSink(settings: Settings, resource: Resource, retry: RetryPol
       maxBackoffMs: retry.maxBackoffMs,
       maxRetryAfterMs: 60_000,
       tls,
+      agent,
       ...(retry.signal === undefined ? {} : { signal: retry.signal }),
       ...(retry.onRetry === undefined ? {} : { onRetry: retry.onRetry }),
     });

@@ -49,6 +49,7 @@ export interface OtlpReceiver {
   setMode(mode: ReceiverMode): void;
   /** Answer 413 to any request of more than `max` spans (null: no limit); checked before the script. */
   limitSpans(max: number | null): void;
+  connections(): number; // TCP connections accepted since the start
   stop(): Promise<void>; // closes every socket: new connections get ECONNREFUSED
   restart(): Promise<void>; // listens again on the same port
 }
@@ -65,6 +66,7 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
   // Tracked so stop() can cut idle keep-alive and hung connections too;
   // server.close() alone waits for them forever.
   const sockets = new Set<Socket>();
+  let connections = 0;
   const timers = new Set<NodeJS.Timeout>();
 
   const server = http.createServer((req, res) => {
@@ -74,6 +76,7 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     });
   });
   server.on('connection', (s) => {
+    connections += 1;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -217,6 +220,7 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     limitSpans(max) {
       spanLimit = max;
     },
+    connections: () => connections,
     async stop() {
       // A delayed answer that fires after stop() would find its socket destroyed anyway;
       // clearing the timers just lets the process exit promptly.

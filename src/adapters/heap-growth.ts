@@ -1,0 +1,15 @@
+// How far V8 lets the heap grow past what survived its last full collection
+// before it collects again. By default it picks a factor of up to 4 from its
+// GC speed against the rate at which objects reach the old generation.
+// Exporting a 1 GB transcript kept 18-23 MB alive at every full collection
+// but let the heap reach 80-130 MB in between: the peak RSS of export was
+// garbage, not anything it held (docs/benchmarks.md, Memory). V8 reads this
+// flag at every full collection, so setting it at run time takes effect.
+import { setFlagsFromString } from 'node:v8';
+
+/** Growth allowed past the live heap, in percent (100: the heap may double before the next full collection). */
+export const HEAP_GROWTH_PERCENT = 100;
+
+export function limitHeapGrowth(percent = HEAP_GROWTH_PERCENT): void {
+  setFlagsFromString(`--heap-growing-percent=${percent}`);
+}
