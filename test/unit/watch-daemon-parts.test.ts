@@ -43,6 +43,20 @@ describe('session schedule', () => {
     expect(at).toBe(400);
   });
 
+  it('does not space out the rebuild after one that folded turns away', async () => {
+    const { clock, s } = schedule(10);
+    s.timed(() => {
+      void clock.advance(1000);
+    });
+    s.forgetCost();
+    await clock.advance(0);
+    let at = -1;
+    s.requestRebuild(() => void (at = clock.monotonic()));
+    await clock.advance(5000);
+    // Only the batching delay: the 1 s rebuild (a start-up's whole history) is no guide.
+    expect(at).toBe(1010);
+  });
+
   it('fires the idle job once the session stayed quiet, each new line re-arming it', async () => {
     const { clock, s } = schedule();
     let idle = 0;

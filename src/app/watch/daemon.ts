@@ -193,7 +193,9 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   const recomputeNow = (entry: SessionEntry): void => {
     const t = entry.tracker;
     if (t === null) return;
+    const folded = t.foldedTurns;
     if (entry.schedule.timed(() => t.recompute())) queue.kick();
+    if (t.foldedTurns !== folded) entry.schedule.forgetCost();
     maybeDemote(entry);
   };
 

@@ -70,6 +70,16 @@ export class SessionSchedule {
     }
   }
 
+  /**
+   * The last rebuild's cost says nothing of the next: it folded finished turns
+   * away (session-fold.ts), so the next reads only the open turn. Without
+   * this, the first line after a start-up on a long session waited up to three
+   * times the start-up's whole-history rebuild (1-2 s on 500 MB).
+   */
+  forgetCost(): void {
+    this.lastCostMs = 0;
+  }
+
   /** (Re)starts the idle timer: `job` runs once nothing re-arms it for `delayMs`. */
   armIdle(delayMs: number, job: Job): void {
     this.idleTimer?.cancel();
