@@ -441,6 +441,30 @@ export function buildTurnSpans(
   return [rootSpan(ctx, model.turns[turnIndex - 1], children), ...children];
 }
 
+/**
+ * How many spans buildTurnSpans gives for the turn, without building them:
+ * what a run that only counts (`export --dry-run` with nothing to compare)
+ * needs. Follows buildTurnSpans rule for rule; test/unit/span-count.test.ts
+ * holds the two equal on every fixture.
+ */
+export function countTurnSpans(model: SessionModel, turnIndex: number): number {
+  const turn = model.turns[turnIndex];
+  if (turn === undefined) return 0;
+  let count = 1;
+  for (const key of turn.responseKeys) if (model.responses.has(key)) count += 1;
+  for (const id of turn.toolIds) if (model.tools.has(id)) count += 1;
+  for (const key of turn.agentKeys) {
+    const a = model.agents.get(key);
+    if (a === undefined) continue;
+    if (a.internal) for (const k of a.responseKeys) if (model.responses.has(k)) count += 1;
+    // agentSpan: no span when neither the spawning call of this turn nor the agent has a start.
+    const linked = a.toolUseId === null ? undefined : model.tools.get(a.toolUseId);
+    const call = linked !== undefined && linked.turnIndex === turn.index ? linked : undefined;
+    if ((call?.startTime ?? a.startTime) !== null) count += 1;
+  }
+  return count;
+}
+
 export function buildSessionSpans(
   model: SessionModel,
   costs: SessionCosts,
