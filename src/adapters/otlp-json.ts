@@ -44,6 +44,12 @@ function raw(text: string): void {
 function bytes(piece: Uint8Array): void {
   const n = piece.length;
   ensure(n);
+  // A cached attribute (key, value and all) is long enough for one native copy.
+  if (n > 48) {
+    buf.set(piece, pos);
+    pos += n;
+    return;
+  }
   const b = buf;
   let p = pos;
   for (let i = 0; i < n; i += 1) b[p++] = piece[i] as number;
