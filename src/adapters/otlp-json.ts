@@ -44,6 +44,12 @@ function raw(text: string): void {
 function bytes(piece: Uint8Array): void {
   const n = piece.length;
   ensure(n);
+  // A cached attribute (key, value and all) is long enough for one native copy.
+  if (n > 48) {
+    buf.set(piece, pos);
+    pos += n;
+    return;
+  }
   const b = buf;
   let p = pos;
   for (let i = 0; i < n; i += 1) b[p++] = piece[i] as number;
@@ -76,21 +82,61 @@ function str(text: string): void {
   pos = p;
 }
 
+/** A copy of what was written since `start` (Buffer's own slice() would be a view). */
+const copyOut = (start: number): Uint8Array => new Uint8Array(buf.subarray(start, pos));
+
 /** A finite number as JSON writes it; NaN and ±Infinity become null, as in JSON.stringify. */
 const num = (n: number): void => raw(Number.isFinite(n) ? String(n) : 'null');
 
 const utf8 = (text: string): Uint8Array => Buffer.from(text, 'utf8');
 
-/** Attribute keys repeat on every span: their `{"key":…,"value":` prefix, encoded once. */
-const keyPrefixes = new Map<string, Uint8Array>();
+/**
+ * Attribute keys repeat on every span: their `{"key":…,"value":` prefix,
+ * encoded once. Many values repeat too, span after span (the session id,
+ * the model, the operation, a zero count): the key's last primitive value
+ * is kept, and once it comes twice in a row the whole encoded attribute is
+ * kept with it, then copied as long as the value stays the same.
+ */
+interface KeyEntry {
+  prefix: Uint8Array;
+  last: unknown;
+  /** The whole `{"key":…,"value":…}` of `last`, once it has repeated. */
+  whole: Uint8Array | null;
+}
 
-function keyPrefix(key: string): Uint8Array {
-  let prefix = keyPrefixes.get(key);
-  if (prefix === undefined) {
-    prefix = utf8(`{"key":${JSON.stringify(key)},"value":`);
-    if (keyPrefixes.size < 10_000) keyPrefixes.set(key, prefix);
+const keyEntries = new Map<string, KeyEntry>();
+
+function keyEntry(key: string): KeyEntry {
+  let entry = keyEntries.get(key);
+  if (entry === undefined) {
+    entry = {
+      prefix: utf8(`{"key":${JSON.stringify(key)},"value":`),
+      last: undefined,
+      whole: null,
+    };
+    if (keyEntries.size < 10_000) keyEntries.set(key, entry);
   }
-  return prefix;
+  return entry;
+}
+
+/** One attribute, from its key's cached bytes when the value repeats. */
+function attribute(key: string, value: unknown): void {
+  const entry = keyEntry(key);
+  if (value === entry.last && entry.whole !== null) {
+    bytes(entry.whole);
+    return;
+  }
+  const start = pos;
+  bytes(entry.prefix);
+  anyValue(value);
+  raw('}');
+  // Primitives only: an array or object is a new one on every span.
+  if (typeof value === 'object') return;
+  if (value === entry.last) entry.whole = copyOut(start);
+  else {
+    entry.last = value;
+    entry.whole = null;
+  }
 }
 
 /** The SDK's toAnyValue, as JSON. */
@@ -145,9 +191,7 @@ function attributes(values: Record<string, unknown>): void {
   for (let i = 0; i < keys.length; i += 1) {
     const key = keys[i] as string;
     if (i > 0) raw(',');
-    bytes(keyPrefix(key));
-    anyValue(values[key]);
-    raw('}');
+    attribute(key, values[key]);
   }
   raw(']');
 }
@@ -164,9 +208,37 @@ function nanos(ms: number): void {
   else raw(`"${BigInt(Math.trunc(seconds)) * 1_000_000_000n + BigInt(Math.trunc(ns))}"`);
 }
 
+/** The constant text around the kind and the status code, one string per value. */
+const KIND_FIELD = {
+  INTERNAL: `,"kind":${KIND.INTERNAL},"startTimeUnixNano":`,
+  CLIENT: `,"kind":${KIND.CLIENT},"startTimeUnixNano":`,
+} as const;
+const statusField = (code: number): string =>
+  `,"droppedAttributesCount":0,"events":[],"droppedEventsCount":0,"status":{"code":${code}`;
+const STATUS_FIELD = {
+  UNSET: statusField(STATUS_CODE.UNSET),
+  OK: statusField(STATUS_CODE.OK),
+  ERROR: statusField(STATUS_CODE.ERROR),
+} as const;
+
+/** The spans of a request come a turn at a time: one trace id, encoded once for them all. */
+let lastTraceId = '';
+let lastTraceIdBytes: Uint8Array = new Uint8Array(0);
+
+function traceId(id: string): void {
+  if (id !== lastTraceId) {
+    const start = pos;
+    str(id);
+    lastTraceId = id;
+    lastTraceIdBytes = copyOut(start);
+    return;
+  }
+  bytes(lastTraceIdBytes);
+}
+
 function span(s: SpanData): void {
   raw('{"traceId":');
-  str(s.traceId);
+  traceId(s.traceId);
   raw(',"spanId":');
   str(s.spanId);
   // The SDK omits an empty parent id, as the protobuf writer does.
@@ -176,15 +248,13 @@ function span(s: SpanData): void {
   }
   raw(',"name":');
   str(s.name);
-  raw(`,"kind":${KIND[s.kind]},"startTimeUnixNano":`);
+  raw(KIND_FIELD[s.kind]);
   nanos(s.startMs);
   raw(',"endTimeUnixNano":');
   nanos(Math.max(s.startMs, s.endMs));
   raw(',"attributes":');
   attributes(s.attributes);
-  raw(
-    `,"droppedAttributesCount":0,"events":[],"droppedEventsCount":0,"status":{"code":${STATUS_CODE[s.status.code]}`,
-  );
+  raw(STATUS_FIELD[s.status.code]);
   if (s.status.message !== undefined) {
     raw(',"message":');
     str(s.status.message);

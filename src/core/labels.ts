@@ -54,8 +54,35 @@ export function distinctiveCommand(command: string): string {
   return rest.trim() === '' ? command : rest;
 }
 
+/** Whitespace other than a space, two spaces in a row, or a space at either end. */
+const NOT_ONE_LINE = /[^\S ]| {2}|^ | $/;
+
 function oneLine(text: string): string {
+  // Most subjects are one line already: the replace and trim would return them as they are.
+  if (!NOT_ONE_LINE.test(text)) return text;
   return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * oneLine(text) as far as a label cut at MAX_LABEL_LENGTH can see it: the
+ * same string when it is short, else a string that agrees with it on its
+ * first MAX_LABEL_LENGTH + 1 characters and is as long or longer, which
+ * clipAtBoundary cuts the same way. A multi-kilobyte command (a heredoc)
+ * is then collapsed over its first few hundred characters only.
+ */
+function oneLineHead(text: string): string {
+  const n = MAX_LABEL_LENGTH;
+  if (text.length <= 4 * n) return oneLine(text);
+  // Collapsing a prefix gives a prefix of the collapsed whole (a run cut at
+  // the end still becomes one space), and the same leading trim.
+  const head = text
+    .slice(0, 4 * n)
+    .replace(/\s+/g, ' ')
+    .trimStart();
+  let last = head.length - 1;
+  while (last >= 0 && head.charCodeAt(last) === 32) last -= 1;
+  // A non-space character past n: the whole is at least that long, whatever its end.
+  return last >= n ? head.slice(0, last + 1) : oneLine(text);
 }
 
 /** The most telling argument of a call, by tool. */
@@ -102,7 +129,7 @@ export function toolLabel(
   cwd: string | null,
 ): string {
   const s = subject(name, input, cwd);
-  const label = s === null ? name : `${name}: ${oneLine(s)}`;
+  const label = s === null ? name : `${name}: ${oneLineHead(s)}`;
   return clipAtBoundary(label, MAX_LABEL_LENGTH - 1);
 }
 
@@ -110,6 +137,6 @@ export function toolLabel(
 export function promptLabel(text: string | null): string {
   if (text === null) return '(no prompt text)';
   const command = /<command-name>([^<]*)<\/command-name>/.exec(text);
-  const base = command?.[1] !== undefined ? command[1] : oneLine(text);
+  const base = command?.[1] !== undefined ? command[1] : oneLineHead(text);
   return clipAtBoundary(base, MAX_LABEL_LENGTH - 1);
 }

@@ -144,6 +144,28 @@ function part(tokens: number, rate: number | undefined): number | null {
   return rate === undefined ? null : tokens * rate;
 }
 
+/**
+ * priceFor, remembered per table and model id: costOf runs for every response
+ * and each lookup walked the table with a regex (5 % of building spans).
+ * Keyed by the models array, which a validated table never changes.
+ */
+const pricesSeen = new WeakMap<ModelPrice[], Map<string, ModelPrice | null>>();
+
+function knownPriceFor(table: PriceTable, model: string): ModelPrice | null {
+  let seen = pricesSeen.get(table.models);
+  if (seen === undefined) {
+    seen = new Map();
+    pricesSeen.set(table.models, seen);
+  }
+  let p = seen.get(model);
+  if (p === undefined) {
+    p = priceFor(table, model);
+    // Model ids are few; the bound only guards a table fed odd input.
+    if (seen.size < 1000) seen.set(model, p);
+  }
+  return p;
+}
+
 /** USD, or null when the model (or a rate the response needs) has no price. */
 export function costOf(
   table: PriceTable,
@@ -151,7 +173,7 @@ export function costOf(
   usage: Usage | null,
 ): number | null {
   if (usage === null) return 0;
-  const p = priceFor(table, model);
+  const p = model === null ? null : knownPriceFor(table, model);
   if (p === null) return null;
   const rates = ratesFor(p, usage);
   if (rates === null) return null;

@@ -2,7 +2,7 @@
 // is scrubbed of secrets first, in every mode; `none` keeps tool names only.
 import { promptLabel } from './labels.js';
 import { scrubText, scrubValue } from './scrub.js';
-import type { ContentMode, SpanOptions } from './span-data.js';
+import type { AttributeValue, ContentMode, SpanOptions } from './span-data.js';
 
 /** Cut a string to at most `bytes` UTF-8 bytes without splitting a character. */
 export function truncateUtf8(text: string, bytes: number): string {
@@ -20,41 +20,49 @@ export function toolLabelFor(mode: ContentMode, toolName: string, label: string)
   return mode === 'none' ? toolName : scrubText(label);
 }
 
-export function promptAttrs(options: SpanOptions, text: string | null): Record<string, string> {
-  if (options.content === 'none' || text === null) return {};
-  // Scrub before the label cuts the text, so no secret is split by the cut.
-  const label = promptLabel(scrubText(text));
-  if (options.content === 'labels') return { 'claude_code.turn.label': label };
-  return {
-    'claude_code.turn.label': label,
-    'claude_code.turn.prompt': truncateUtf8(scrubText(text), options.maxAttributeBytes),
-  };
+type Attrs = Record<string, AttributeValue>;
+
+/** Sets a content attribute unless it is empty (an empty string is never exported). */
+function putText(attrs: Attrs, key: string, value: string): void {
+  if (value !== '') attrs[key] = value;
 }
 
-export function toolContentAttrs(
+/** The turn's prompt label (and, in `full` mode, the prompt itself) into `attrs`. */
+export function putPrompt(attrs: Attrs, options: SpanOptions, text: string | null): void {
+  if (options.content === 'none' || text === null) return;
+  // Scrub before the label cuts the text, so no secret is split by the cut.
+  const scrubbed = scrubText(text);
+  putText(attrs, 'claude_code.turn.label', promptLabel(scrubbed));
+  if (options.content === 'labels') return;
+  putText(attrs, 'claude_code.turn.prompt', truncateUtf8(scrubbed, options.maxAttributeBytes));
+}
+
+/** A call's arguments and result, in `full` mode only. */
+export function putToolContent(
+  attrs: Attrs,
   options: SpanOptions,
   input: Record<string, unknown>,
   output: string | null,
-): Record<string, string> {
-  if (options.content !== 'full') return {};
-  const attrs: Record<string, string> = {
-    'gen_ai.tool.call.arguments': truncateUtf8(
-      JSON.stringify(scrubValue(input)),
-      options.maxAttributeBytes,
-    ),
-  };
+): void {
+  if (options.content !== 'full') return;
+  putText(
+    attrs,
+    'gen_ai.tool.call.arguments',
+    truncateUtf8(JSON.stringify(scrubValue(input)), options.maxAttributeBytes),
+  );
   if (output !== null)
-    attrs['gen_ai.tool.call.result'] = truncateUtf8(
-      JSON.stringify(scrubText(output)),
-      options.maxAttributeBytes,
+    putText(
+      attrs,
+      'gen_ai.tool.call.result',
+      truncateUtf8(JSON.stringify(scrubText(output)), options.maxAttributeBytes),
     );
-  return attrs;
 }
 
-export function agentDescriptionAttrs(
+export function putAgentDescription(
+  attrs: Attrs,
   options: SpanOptions,
   description: string | null,
-): Record<string, string> {
-  if (options.content === 'none' || description === null) return {};
-  return { 'gen_ai.agent.description': truncateUtf8(scrubText(description), 240) };
+): void {
+  if (options.content === 'none' || description === null) return;
+  putText(attrs, 'gen_ai.agent.description', truncateUtf8(scrubText(description), 240));
 }

@@ -4,15 +4,38 @@
 // transcript's own stable ids (prompt uuid, tool_use id, message.id, agentId).
 import { hash } from 'node:crypto';
 
+const ZERO = 48; // '0'
+
 function hexOf(input: string, length: 32 | 16): string {
   // One-shot hash(): a createHash() object per id cost 4% of a conversion's CPU.
   const hex = hash('sha256', input).slice(0, length);
   // An all-zero id is invalid in W3C trace context; vanishingly rare, but guard it.
-  return /^0+$/.test(hex) ? `${'0'.repeat(length - 1)}1` : hex;
+  return hex.charCodeAt(0) === ZERO && /^0+$/.test(hex) ? `${'0'.repeat(length - 1)}1` : hex;
 }
 
-export const traceIdFor = (promptUuid: string): string => hexOf(`trace:${promptUuid}`, 32);
-export const turnSpanIdFor = (promptUuid: string): string => hexOf(`turn:${promptUuid}`, 16);
+/**
+ * A turn's trace and root ids are asked for several times in a row (its own
+ * spans, the caller's TurnSpans, the next turn's link to it): the last two
+ * keys of each are remembered, so each is hashed once.
+ */
+function memoOfTwo(idOf: (key: string) => string): (key: string) => string {
+  let key1 = '';
+  let id1 = '';
+  let key2 = '';
+  let id2 = '';
+  return (key) => {
+    if (key === key1 && id1 !== '') return id1;
+    if (key === key2 && id2 !== '') return id2;
+    key2 = key1;
+    id2 = id1;
+    key1 = key;
+    id1 = idOf(key);
+    return id1;
+  };
+}
+
+export const traceIdFor = memoOfTwo((promptUuid) => hexOf(`trace:${promptUuid}`, 32));
+export const turnSpanIdFor = memoOfTwo((promptUuid) => hexOf(`turn:${promptUuid}`, 16));
 export const chatSpanIdFor = (responseKey: string): string => hexOf(`chat:${responseKey}`, 16);
 export const toolSpanIdFor = (toolUseId: string): string => hexOf(`tool:${toolUseId}`, 16);
 export const agentSpanIdFor = (agentKey: string): string => hexOf(`agent:${agentKey}`, 16);

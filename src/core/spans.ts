@@ -19,9 +19,9 @@ import type {
 import type { AttributeValue, SpanData, SpanOptions } from './span-data.js';
 import type { Usage } from './records.js';
 import {
-  agentDescriptionAttrs,
-  promptAttrs,
-  toolContentAttrs,
+  putAgentDescription,
+  putPrompt,
+  putToolContent,
   toolLabelFor,
   truncateUtf8,
 } from './span-content.js';
@@ -41,58 +41,66 @@ type Attrs = Record<string, AttributeValue>;
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
-function costAttr(cost: number | null): Attrs {
-  return cost === null ? {} : { 'claude_code.cost.usd': Math.round(cost * 1e6) / 1e6 };
+/**
+ * Sets an attribute only when it has a value: an absent (null, undefined) or
+ * empty string value is left out. Attributes are written straight into the
+ * span's object in their final order; building a literal with holes and then
+ * copying it without them (the first version) was 6 % of a dry run's CPU.
+ */
+function put(attrs: Attrs, key: string, value: AttributeValue | null | undefined): void {
+  if (value !== null && value !== undefined && value !== '') attrs[key] = value;
+}
+
+function putCost(attrs: Attrs, cost: number | null): void {
+  if (cost !== null) attrs['claude_code.cost.usd'] = Math.round(cost * 1e6) / 1e6;
 }
 
 /** The parts of a response's usage beyond the GenAI four: TTL split, thinking, server tools, speed. */
-function usageDetailAttrs(usage: Usage | null): Attrs {
-  if (usage === null) return {};
-  const writes = usage.cacheWrite > 0;
-  return withoutNulls({
-    'claude_code.usage.cache_write_5m.input_tokens': writes
-      ? Math.max(0, usage.cacheWrite - usage.cacheWrite1h)
-      : undefined,
-    'claude_code.usage.cache_write_1h.input_tokens': writes ? usage.cacheWrite1h : undefined,
-    'claude_code.usage.thinking_tokens': usage.thinkingTokens,
-    'claude_code.usage.web_search_requests': usage.webSearchRequests,
-    'claude_code.usage.web_fetch_requests': usage.webFetchRequests,
-    'claude_code.usage.speed': usage.speed,
-  });
+function putUsageDetails(attrs: Attrs, usage: Usage | null): void {
+  if (usage === null) return;
+  if (usage.cacheWrite > 0) {
+    attrs['claude_code.usage.cache_write_5m.input_tokens'] = Math.max(
+      0,
+      usage.cacheWrite - usage.cacheWrite1h,
+    );
+    attrs['claude_code.usage.cache_write_1h.input_tokens'] = usage.cacheWrite1h;
+  }
+  put(attrs, 'claude_code.usage.thinking_tokens', usage.thinkingTokens);
+  put(attrs, 'claude_code.usage.web_search_requests', usage.webSearchRequests);
+  put(attrs, 'claude_code.usage.web_fetch_requests', usage.webFetchRequests);
+  put(attrs, 'claude_code.usage.speed', usage.speed);
 }
 
 /** A Task/Agent call whose sub-agent transcript is missing carries what its result reported. */
-function reportedAgentAttrs(t: ToolCall): Attrs {
+function putReportedAgent(attrs: Attrs, t: ToolCall): void {
   const r = t.agentReport;
-  if (!t.transcriptMissing || r === null) return {};
-  return withoutNulls({
-    'claude_code.agent.transcript_missing': true,
-    'claude_code.agent.id': r.agentId,
-    'claude_code.agent.reported.total_tokens': r.totalTokens,
-    'claude_code.agent.reported.tool_use_count': r.toolUseCount,
-    'claude_code.agent.reported.duration_ms': r.durationMs,
-    'claude_code.agent.reported.last_call.input_tokens':
-      r.usage === null ? null : totalInput(r.usage),
-    'claude_code.agent.reported.last_call.output_tokens': r.usage?.output,
-    'claude_code.agent.reported.last_call.cache_read_tokens': r.usage?.cacheRead,
-    'claude_code.agent.reported.last_call.cache_write_tokens': r.usage?.cacheWrite,
-  });
+  if (!t.transcriptMissing || r === null) return;
+  attrs['claude_code.agent.transcript_missing'] = true;
+  put(attrs, 'claude_code.agent.id', r.agentId);
+  put(attrs, 'claude_code.agent.reported.total_tokens', r.totalTokens);
+  put(attrs, 'claude_code.agent.reported.tool_use_count', r.toolUseCount);
+  put(attrs, 'claude_code.agent.reported.duration_ms', r.durationMs);
+  const usage = r.usage;
+  if (usage === null) return;
+  put(attrs, 'claude_code.agent.reported.last_call.input_tokens', totalInput(usage));
+  put(attrs, 'claude_code.agent.reported.last_call.output_tokens', usage.output);
+  put(attrs, 'claude_code.agent.reported.last_call.cache_read_tokens', usage.cacheRead);
+  put(attrs, 'claude_code.agent.reported.last_call.cache_write_tokens', usage.cacheWrite);
 }
 
-function totalsAttrs(prefix: string, t: TokenTotals): Attrs {
-  return {
-    [`${prefix}.input_tokens`]: t.input,
-    [`${prefix}.output_tokens`]: t.output,
-    [`${prefix}.cache_read_tokens`]: t.cacheRead,
-    [`${prefix}.cache_write_tokens`]: t.cacheWrite,
-  };
+/** Token totals of a turn or an agent; the keys are spelled out so each store is a plain one. */
+function putTurnTotals(attrs: Attrs, t: TokenTotals): void {
+  attrs['claude_code.turn.input_tokens'] = t.input;
+  attrs['claude_code.turn.output_tokens'] = t.output;
+  attrs['claude_code.turn.cache_read_tokens'] = t.cacheRead;
+  attrs['claude_code.turn.cache_write_tokens'] = t.cacheWrite;
 }
 
-function withoutNulls(attrs: Record<string, AttributeValue | null | undefined>): Attrs {
-  const out: Attrs = {};
-  for (const [k, v] of Object.entries(attrs))
-    if (v !== null && v !== undefined && v !== '') out[k] = v;
-  return out;
+function putAgentTotals(attrs: Attrs, t: TokenTotals): void {
+  attrs['claude_code.agent.input_tokens'] = t.input;
+  attrs['claude_code.agent.output_tokens'] = t.output;
+  attrs['claude_code.agent.cache_read_tokens'] = t.cacheRead;
+  attrs['claude_code.agent.cache_write_tokens'] = t.cacheWrite;
 }
 
 interface TurnContext {
@@ -104,6 +112,27 @@ interface TurnContext {
   cutoff: number;
   costs: SessionCosts;
   options: SpanOptions;
+  /** Span ids of the turn's agents and calls, each hashed once though children ask again. */
+  agentIds: Map<string, string>;
+  toolIds: Map<string, string>;
+}
+
+function agentIdOf(ctx: TurnContext, agentKey: string): string {
+  let id = ctx.agentIds.get(agentKey);
+  if (id === undefined) {
+    id = agentSpanIdFor(agentKey);
+    ctx.agentIds.set(agentKey, id);
+  }
+  return id;
+}
+
+function toolIdOf(ctx: TurnContext, toolUseId: string): string {
+  let id = ctx.toolIds.get(toolUseId);
+  if (id === undefined) {
+    id = toolSpanIdFor(toolUseId);
+    ctx.toolIds.set(toolUseId, id);
+  }
+  return id;
 }
 
 /** End time and completeness of a piece of work that may still be running. */
@@ -116,10 +145,6 @@ function closing(
   return { endMs: Math.max(start, ctx.cutoff), complete: false };
 }
 
-function incompleteAttrs(complete: boolean): Attrs {
-  return complete ? {} : { 'claude_code.incomplete': true };
-}
-
 function agentTypeOf(model: SessionModel, agentKey: string | null): string {
   return agentKey === null ? 'main' : (model.agents.get(agentKey)?.agentType ?? 'subagent');
 }
@@ -127,11 +152,33 @@ function agentTypeOf(model: SessionModel, agentKey: string | null): string {
 /** Span id of the agent span a piece of work hangs under. */
 function parentOf(ctx: TurnContext, agentKey: string | null): string {
   if (agentKey === null) return ctx.rootId;
-  return ctx.model.agents.has(agentKey) ? agentSpanIdFor(agentKey) : ctx.rootId;
+  return ctx.model.agents.has(agentKey) ? agentIdOf(ctx, agentKey) : ctx.rootId;
+}
+
+function chatAttrs(ctx: TurnContext, r: ApiResponse, model: string): Attrs {
+  const usage = r.usage;
+  const sessionId = ctx.model.sessionId;
+  const attrs: Attrs = { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': PROVIDER };
+  put(attrs, 'gen_ai.conversation.id', sessionId);
+  put(attrs, 'session.id', sessionId);
+  put(attrs, 'gen_ai.request.model', model);
+  put(attrs, 'gen_ai.response.model', model);
+  put(attrs, 'gen_ai.response.id', r.messageId);
+  if (r.isApiError) attrs['gen_ai.response.finish_reasons'] = ['error'];
+  else if (r.stopReason !== null) attrs['gen_ai.response.finish_reasons'] = [r.stopReason];
+  attrs['gen_ai.usage.input_tokens'] = usage === null ? 0 : totalInput(usage);
+  attrs['gen_ai.usage.output_tokens'] = usage?.output ?? 0;
+  attrs['gen_ai.usage.cache_read.input_tokens'] = usage?.cacheRead ?? 0;
+  attrs['gen_ai.usage.cache_write.input_tokens'] = usage?.cacheWrite ?? 0;
+  putUsageDetails(attrs, usage);
+  put(attrs, 'claude_code.agent.type', agentTypeOf(ctx.model, r.agentKey));
+  put(attrs, 'claude_code.request.id', r.requestId);
+  if (r.isApiError) put(attrs, 'error.type', r.errorType ?? 'api_error');
+  putCost(attrs, ctx.costs.byResponse.get(r.key) ?? null);
+  return attrs;
 }
 
 function chatSpan(ctx: TurnContext, r: ApiResponse): SpanData {
-  const usage = r.usage;
   const model = r.model ?? 'unknown';
   return {
     traceId: ctx.traceId,
@@ -141,29 +188,7 @@ function chatSpan(ctx: TurnContext, r: ApiResponse): SpanData {
     kind: 'CLIENT',
     startMs: r.startTime,
     endMs: Math.max(r.startTime, r.endTime),
-    attributes: withoutNulls({
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.provider.name': PROVIDER,
-      'gen_ai.conversation.id': ctx.model.sessionId,
-      'session.id': ctx.model.sessionId,
-      'gen_ai.request.model': model,
-      'gen_ai.response.model': model,
-      'gen_ai.response.id': r.messageId,
-      'gen_ai.response.finish_reasons': r.isApiError
-        ? ['error']
-        : r.stopReason === null
-          ? undefined
-          : [r.stopReason],
-      'gen_ai.usage.input_tokens': usage === null ? 0 : totalInput(usage),
-      'gen_ai.usage.output_tokens': usage?.output ?? 0,
-      'gen_ai.usage.cache_read.input_tokens': usage?.cacheRead ?? 0,
-      'gen_ai.usage.cache_write.input_tokens': usage?.cacheWrite ?? 0,
-      ...usageDetailAttrs(usage),
-      'claude_code.agent.type': agentTypeOf(ctx.model, r.agentKey),
-      'claude_code.request.id': r.requestId,
-      'error.type': r.isApiError ? (r.errorType ?? 'api_error') : undefined,
-      ...costAttr(ctx.costs.byResponse.get(r.key) ?? null),
-    }),
+    attributes: chatAttrs(ctx, r, model),
     status: r.isApiError
       ? { code: 'ERROR', message: r.errorType ?? 'api_error' }
       : { code: 'UNSET' },
@@ -184,35 +209,39 @@ function callTokens(ctx: TurnContext, t: ToolCall): { input: number; output: num
   return { input: totalInput(usage), output: usage.output };
 }
 
-function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
+function toolAttrs(ctx: TurnContext, t: ToolCall, complete: boolean): Attrs {
   const tokens = callTokens(ctx, t);
   const input = tokens.input;
+  const sessionId = ctx.model.sessionId;
+  const attrs: Attrs = { 'gen_ai.operation.name': 'execute_tool' };
+  put(attrs, 'gen_ai.conversation.id', sessionId);
+  put(attrs, 'session.id', sessionId);
+  put(attrs, 'gen_ai.tool.name', t.name);
+  put(attrs, 'gen_ai.tool.call.id', t.id);
+  attrs['gen_ai.tool.type'] = 'function';
+  put(attrs, 'claude_code.tool.label', toolLabelFor(ctx.options.content, t.name, t.label));
+  attrs['claude_code.tokens.input'] = input;
+  attrs['claude_code.tokens.output'] = tokens.output;
+  attrs['claude_code.context.fill_percent'] = round2((input / ctx.turn.contextWindow) * 100);
+  put(attrs, 'claude_code.agent.type', agentTypeOf(ctx.model, t.agentKey));
+  if (t.status === 'error') put(attrs, 'error.type', t.errorType ?? 'tool_error');
+  if (!complete) attrs['claude_code.incomplete'] = true;
+  putReportedAgent(attrs, t);
+  putToolContent(attrs, ctx.options, t.input, t.output);
+  return attrs;
+}
+
+function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
   const { endMs, complete } = closing(ctx, t.startTime, t.endTime);
   return {
     traceId: ctx.traceId,
-    spanId: toolSpanIdFor(t.id),
+    spanId: toolIdOf(ctx, t.id),
     parentSpanId: parentOf(ctx, t.agentKey),
     name: `execute_tool ${t.name}`,
     kind: 'INTERNAL',
     startMs: t.startTime,
     endMs,
-    attributes: withoutNulls({
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.conversation.id': ctx.model.sessionId,
-      'session.id': ctx.model.sessionId,
-      'gen_ai.tool.name': t.name,
-      'gen_ai.tool.call.id': t.id,
-      'gen_ai.tool.type': 'function',
-      'claude_code.tool.label': toolLabelFor(ctx.options.content, t.name, t.label),
-      'claude_code.tokens.input': input,
-      'claude_code.tokens.output': tokens.output,
-      'claude_code.context.fill_percent': round2((input / ctx.turn.contextWindow) * 100),
-      'claude_code.agent.type': agentTypeOf(ctx.model, t.agentKey),
-      'error.type': t.status === 'error' ? (t.errorType ?? 'tool_error') : undefined,
-      ...incompleteAttrs(complete),
-      ...reportedAgentAttrs(t),
-      ...toolContentAttrs(ctx.options, t.input, t.output),
-    }),
+    attributes: toolAttrs(ctx, t, complete),
     status:
       t.status === 'error'
         ? { code: 'ERROR', message: t.errorType ?? 'tool_error' }
@@ -221,6 +250,25 @@ function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
     complete,
     turnKey: ctx.turn.promptUuid,
   };
+}
+
+function agentAttrs(ctx: TurnContext, a: SubAgent, complete: boolean): Attrs {
+  const sessionId = ctx.model.sessionId;
+  // No gen_ai.provider.name: gen_ai.invocation.internal has none (docs/spans.md).
+  const attrs: Attrs = { 'gen_ai.operation.name': 'invoke_agent' };
+  put(attrs, 'gen_ai.agent.name', a.agentType);
+  put(attrs, 'gen_ai.conversation.id', sessionId);
+  put(attrs, 'session.id', sessionId);
+  attrs['gen_ai.invocation.is_nested'] = true;
+  put(attrs, 'claude_code.agent.id', a.agentId ?? a.key);
+  if (a.fork) attrs['claude_code.agent.type'] = 'fork';
+  put(attrs, 'claude_code.agent.name', a.name);
+  if (a.internal) attrs['claude_code.agent.internal'] = true;
+  putAgentTotals(attrs, a.tokens);
+  putCost(attrs, sumCost(a.responseKeys, ctx.costs.byResponse));
+  putAgentDescription(attrs, ctx.options, a.description);
+  if (!complete) attrs['claude_code.incomplete'] = true;
+  return attrs;
 }
 
 function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
@@ -241,28 +289,13 @@ function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
   const { endMs, complete } = closing(ctx, start, end);
   return {
     traceId: ctx.traceId,
-    spanId: agentSpanIdFor(a.key),
-    parentSpanId: call === undefined ? ctx.rootId : toolSpanIdFor(call.id),
+    spanId: agentIdOf(ctx, a.key),
+    parentSpanId: call === undefined ? ctx.rootId : toolIdOf(ctx, call.id),
     name: `invoke_agent ${a.agentType}`,
     kind: 'INTERNAL',
     startMs: start,
     endMs,
-    attributes: withoutNulls({
-      // No gen_ai.provider.name: gen_ai.invocation.internal has none (docs/spans.md).
-      'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.agent.name': a.agentType,
-      'gen_ai.conversation.id': ctx.model.sessionId,
-      'session.id': ctx.model.sessionId,
-      'gen_ai.invocation.is_nested': true,
-      'claude_code.agent.id': a.agentId ?? a.key,
-      'claude_code.agent.type': a.fork ? 'fork' : undefined,
-      'claude_code.agent.name': a.name,
-      'claude_code.agent.internal': a.internal ? true : undefined,
-      ...totalsAttrs('claude_code.agent', a.tokens),
-      ...costAttr(sumCost(a.responseKeys, ctx.costs.byResponse)),
-      ...agentDescriptionAttrs(ctx.options, a.description),
-      ...incompleteAttrs(complete),
-    }),
+    attributes: agentAttrs(ctx, a, complete),
     status: { code: 'UNSET' },
     links: [],
     complete,
@@ -274,41 +307,60 @@ function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
  * prompt.id joins a turn with Claude Code's own telemetry (same key); the
  * session's title, agent name and PR links are labels (not in `none` mode).
  */
-function turnOriginAttrs(ctx: TurnContext): Attrs {
+function putTurnOrigin(attrs: Attrs, ctx: TurnContext): void {
   const { turn } = ctx;
   const info = turn.sessionInfo ?? {};
   const labels = ctx.options.content !== 'none';
   const label = (v: string | null | undefined): string | undefined =>
     labels && v !== null && v !== undefined ? truncateUtf8(scrubText(v), 240) : undefined;
-  const prUrls = (info.prLinks ?? []).flatMap((l) => (l.url === null ? [] : [scrubText(l.url)]));
-  return withoutNulls({
-    'prompt.id': turn.promptId,
-    'claude_code.turn.origin': turn.origin,
-    'claude_code.turn.peer.name': label(turn.peerName),
-    'claude_code.permission_mode': turn.permissionMode ?? info.permissionMode,
-    'claude_code.session.mode': info.mode,
-    'claude_code.session.title': label(info.customTitle ?? info.aiTitle),
-    'claude_code.session.agent_name': label(info.agentName),
-    'claude_code.session.pr_urls': labels && prUrls.length > 0 ? prUrls : undefined,
-  });
+  put(attrs, 'prompt.id', turn.promptId);
+  put(attrs, 'claude_code.turn.origin', turn.origin);
+  put(attrs, 'claude_code.turn.peer.name', label(turn.peerName));
+  put(attrs, 'claude_code.permission_mode', turn.permissionMode ?? info.permissionMode);
+  put(attrs, 'claude_code.session.mode', info.mode);
+  put(attrs, 'claude_code.session.title', label(info.customTitle ?? info.aiTitle));
+  put(attrs, 'claude_code.session.agent_name', label(info.agentName));
+  const links = info.prLinks ?? [];
+  if (!labels || links.length === 0) return;
+  const prUrls = links.flatMap((l) => (l.url === null ? [] : [scrubText(l.url)]));
+  if (prUrls.length > 0) attrs['claude_code.session.pr_urls'] = prUrls;
+}
+
+function rootAttrs(ctx: TurnContext, open: boolean): Attrs {
+  const { turn, model } = ctx;
+  const sessionId = model.sessionId;
+  const attrs: Attrs = { 'gen_ai.operation.name': 'invoke_agent' };
+  attrs['gen_ai.agent.name'] = ROOT_AGENT_NAME;
+  put(attrs, 'gen_ai.conversation.id', sessionId);
+  attrs['gen_ai.invocation.is_nested'] = false;
+  put(attrs, 'session.id', sessionId);
+  attrs['claude_code.turn.index'] = turn.index;
+  put(attrs, 'claude_code.turn.end_state', turn.endState);
+  putTurnTotals(attrs, turn.tokens);
+  putCost(attrs, sumCost(turn.responseKeys, ctx.costs.byResponse));
+  put(attrs, 'claude_code.cwd', turn.cwd);
+  put(attrs, 'vcs.repository.ref.name', turn.gitBranch);
+  put(attrs, 'claude_code.version', turn.version);
+  if (turn.endState === 'api_error') put(attrs, 'error.type', turn.errorType ?? 'api_error');
+  putTurnOrigin(attrs, ctx);
+  if (open) attrs['claude_code.incomplete'] = true;
+  putPrompt(attrs, ctx.options, turn.promptText);
+  return attrs;
 }
 
 function rootSpan(ctx: TurnContext, previous: Turn | undefined, children: SpanData[]): SpanData {
-  const { turn, model } = ctx;
+  const { turn } = ctx;
   const open = turn.endState === 'open';
   // The root covers the turn's own work; an internal side call (its agent span
   // and the chats under it) may outlast it, and may be written after the turn
   // ended: it must not move a root already sent.
-  const sideCalls = new Set(
-    children
-      .filter((s) => s.attributes['claude_code.agent.internal'] === true)
-      .map((s) => s.spanId),
-  );
-  const childEnd = children.reduce(
-    (m, s) =>
-      sideCalls.has(s.spanId) || sideCalls.has(s.parentSpanId ?? '') ? m : Math.max(m, s.endMs),
-    turn.endTime,
-  );
+  const sideCalls = new Set<string>();
+  for (const s of children)
+    if (s.attributes['claude_code.agent.internal'] === true) sideCalls.add(s.spanId);
+  let childEnd = turn.endTime;
+  for (const s of children)
+    if (sideCalls.size === 0 || !(sideCalls.has(s.spanId) || sideCalls.has(s.parentSpanId ?? '')))
+      childEnd = Math.max(childEnd, s.endMs);
   const endMs = open ? Math.max(childEnd, ctx.cutoff) : childEnd;
   return {
     traceId: ctx.traceId,
@@ -318,24 +370,7 @@ function rootSpan(ctx: TurnContext, previous: Turn | undefined, children: SpanDa
     kind: 'INTERNAL',
     startMs: turn.startTime,
     endMs: Math.max(turn.startTime, endMs),
-    attributes: withoutNulls({
-      'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.agent.name': ROOT_AGENT_NAME,
-      'gen_ai.conversation.id': model.sessionId,
-      'gen_ai.invocation.is_nested': false,
-      'session.id': model.sessionId,
-      'claude_code.turn.index': turn.index,
-      'claude_code.turn.end_state': turn.endState,
-      ...totalsAttrs('claude_code.turn', turn.tokens),
-      ...costAttr(sumCost(turn.responseKeys, ctx.costs.byResponse)),
-      'claude_code.cwd': turn.cwd,
-      'vcs.repository.ref.name': turn.gitBranch,
-      'claude_code.version': turn.version,
-      'error.type': turn.endState === 'api_error' ? (turn.errorType ?? 'api_error') : undefined,
-      ...turnOriginAttrs(ctx),
-      ...incompleteAttrs(!open),
-      ...promptAttrs(ctx.options, turn.promptText),
-    }),
+    attributes: rootAttrs(ctx, open),
     status:
       turn.endState === 'api_error'
         ? { code: 'ERROR', message: turn.errorType ?? 'api_error' }
@@ -377,6 +412,8 @@ export function buildTurnSpans(
         : turn.endTime,
     costs,
     options,
+    agentIds: new Map(),
+    toolIds: new Map(),
   };
   const children: SpanData[] = [];
   // Internal side calls are outside the turn's totals but still exported, under
@@ -402,6 +439,30 @@ export function buildTurnSpans(
     (a, b) => a.startMs - b.startMs || (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0),
   );
   return [rootSpan(ctx, model.turns[turnIndex - 1], children), ...children];
+}
+
+/**
+ * How many spans buildTurnSpans gives for the turn, without building them:
+ * what a run that only counts (`export --dry-run` with nothing to compare)
+ * needs. Follows buildTurnSpans rule for rule; test/unit/span-count.test.ts
+ * holds the two equal on every fixture.
+ */
+export function countTurnSpans(model: SessionModel, turnIndex: number): number {
+  const turn = model.turns[turnIndex];
+  if (turn === undefined) return 0;
+  let count = 1;
+  for (const key of turn.responseKeys) if (model.responses.has(key)) count += 1;
+  for (const id of turn.toolIds) if (model.tools.has(id)) count += 1;
+  for (const key of turn.agentKeys) {
+    const a = model.agents.get(key);
+    if (a === undefined) continue;
+    if (a.internal) for (const k of a.responseKeys) if (model.responses.has(k)) count += 1;
+    // agentSpan: no span when neither the spawning call of this turn nor the agent has a start.
+    const linked = a.toolUseId === null ? undefined : model.tools.get(a.toolUseId);
+    const call = linked !== undefined && linked.turnIndex === turn.index ? linked : undefined;
+    if ((call?.startTime ?? a.startTime) !== null) count += 1;
+  }
+  return count;
 }
 
 export function buildSessionSpans(

@@ -10,9 +10,11 @@ import {
   SECRET_FIELD_MARKER,
   SECRET_PATTERNS,
   isSecretKeyName,
+  mayHoldSecret,
   redactionMarker,
   scrubText,
   scrubValue,
+  someHintHolds,
 } from '../../src/core/scrub.js';
 
 const FIXTURE_DIR = fileURLToPath(new URL('../../fixtures/secrets/', import.meta.url));
@@ -1072,5 +1074,133 @@ describe('properties', () => {
     expect(scrubText(`-----BEGIN PRIVATE KEY-----\n${'a-'.repeat(1_000_000)}`)).toBe(
       '-----BEGIN PRIVATE KEY-----[REDACTED:pem-private-key]',
     );
+  });
+});
+
+// scrubText returns a text untouched when mayHoldSecret fails: that is exact only if every
+// pattern's hint implies it. Checked on every string of the fixtures and on random strings
+// built from the hints' literals (whole, cut, in either case) and noise.
+describe('mayHoldSecret, the precheck before the patterns', () => {
+  const HINT_LITERALS = [
+    'PRIVATE KEY-----',
+    'PGP PRIVATE KEY BLOCK-----',
+    'access_key',
+    'accesskey',
+    'AKIA',
+    'ASIA',
+    'ABIA',
+    'ACCA',
+    'AGPA',
+    'AIDA',
+    'AIPA',
+    'ANPA',
+    'ANVA',
+    'AROA',
+    'APKA',
+    'ASCA',
+    'A3TZ',
+    'A3T7',
+    'IQoJb3JpZ2lu',
+    'ZXIvYXdz',
+    'ghp_',
+    'gho_',
+    'ghu_',
+    'ghs_',
+    'ghr_',
+    'github_pat_',
+    'glpat-',
+    'glab-',
+    'glabcde-',
+    'xox',
+    'xapp-',
+    'hooks.slack.com/',
+    '_live_',
+    '_test_',
+    'whsec_',
+    'sk-ant-',
+    'sk-',
+    'AIza',
+    'ya29.',
+    'GOCSPX-',
+    'hf_',
+    'pypi-AgE',
+    'npm_',
+    'eyJ',
+    '://',
+    'authorization',
+    'cookie',
+    'earer',
+    '-u',
+    '--cookie',
+    'curl',
+    '-b',
+    'mysql',
+    'mariadb',
+    '-p',
+    'sshpass',
+    'login',
+    'password',
+    'pass',
+    'secret',
+    'token',
+    'key',
+    'auth',
+    'credential',
+    'pwd',
+    '-',
+    '.',
+    '/',
+    '_',
+    ':',
+  ];
+  const flipCase = (t: string, mask: number): string =>
+    [...t].map((c, i) => ((mask >> (i % 30)) & 1 ? c.toUpperCase() : c.toLowerCase())).join('');
+  const piece = fc.oneof(
+    fc.constantFrom(...HINT_LITERALS),
+    fc
+      .tuple(fc.constantFrom(...HINT_LITERALS), fc.nat(30), fc.nat(30))
+      .map(([t, a, b]) => t.slice(Math.min(a, b), Math.max(a, b))),
+    fc.tuple(fc.constantFrom(...HINT_LITERALS), fc.nat()).map(([t, m]) => flipCase(t, m)),
+    fc.string({ maxLength: 4 }),
+  );
+
+  it('holds wherever a hint holds: random strings from the hint literals', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (parts) => {
+        const text = parts.join('');
+        if (someHintHolds(text)) expect(mayHoldSecret(text)).toBe(true);
+        if (!mayHoldSecret(text)) expect(scrubText(text)).toBe(text);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('holds wherever a hint holds: every string of the secrets fixture', () => {
+    const strings: string[] = [];
+    const collect = (v: unknown): void => {
+      if (typeof v === 'string') strings.push(v);
+      else if (Array.isArray(v)) v.forEach(collect);
+      else if (typeof v === 'object' && v !== null)
+        for (const [k, x] of Object.entries(v)) {
+          strings.push(k);
+          collect(x);
+        }
+    };
+    for (const file of FIXTURE_FILES) {
+      const text = readFixture(file);
+      strings.push(text);
+      const lines = file.endsWith('.jsonl') ? text.split('\n') : [text];
+      for (const line of lines) if (line.trim() !== '') collect(JSON.parse(line) as unknown);
+    }
+    for (const s of SAMPLES) strings.push(s.text);
+    strings.push(...FALSE_POSITIVES, ...PLANTED.map((p) => p.value));
+    let skipped = 0;
+    for (const text of strings) {
+      if (someHintHolds(text)) expect(mayHoldSecret(text), text).toBe(true);
+      if (!mayHoldSecret(text)) skipped += 1;
+    }
+    // The precheck must also be worth having: ordinary strings (ids, times) fail it.
+    expect(strings.length).toBeGreaterThan(500);
+    expect(skipped).toBeGreaterThan(strings.length / 4);
   });
 });

@@ -1,7 +1,15 @@
 // The label rules of issue 16: a Bash label without its set-up prefixes, file
 // paths relative to the cwd or shortened from the left, secrets never half-cut.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { distinctiveCommand, shortPath, toolLabel } from '../../src/core/labels.js';
+import { clipAtBoundary } from '../../src/core/clip.js';
+import {
+  MAX_LABEL_LENGTH,
+  distinctiveCommand,
+  promptLabel,
+  shortPath,
+  toolLabel,
+} from '../../src/core/labels.js';
 
 describe('Bash labels drop the set-up prefix', () => {
   it.each([
@@ -72,6 +80,42 @@ describe('file paths', () => {
       expect(toolLabel(tool, { file_path: far }, '/p')).toBe(`${tool}: …/src/auth.ts`);
     expect(toolLabel('NotebookEdit', { notebook_path: '/p/nb/a.ipynb' }, '/p')).toBe(
       'NotebookEdit: nb/a.ipynb',
+    );
+  });
+});
+
+describe('long subjects are collapsed only as far as the label shows', () => {
+  // The plain definition: the whole text on one line, then cut.
+  const plain = (prefix: string, text: string): string =>
+    clipAtBoundary(prefix + text.replace(/\s+/g, ' ').trim(), MAX_LABEL_LENGTH - 1);
+  const piece = fc.oneof(
+    fc.constantFrom(
+      ' ',
+      '  ',
+      '\n',
+      '\t \n',
+      '\u00a0',
+      '\u2028',
+      'x',
+      'ab',
+      '"',
+      ':',
+      '😀',
+      '\uD83D',
+    ),
+    fc.string({ maxLength: 12 }),
+    fc.nat(700).map((n) => ' '.repeat(n)),
+    fc.nat(700).map((n) => 'y'.repeat(n)),
+  );
+  const text = fc.array(piece, { maxLength: 60 }).map((parts) => parts.join(''));
+
+  it('gives the label the whole text would give, for tools and prompts', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        if (t.trim() !== '') expect(toolLabel('Foo', { x: t }, null)).toBe(plain('Foo: ', t));
+        if (!t.includes('<command-name>')) expect(promptLabel(t)).toBe(plain('', t));
+      }),
+      { numRuns: 5_000 },
     );
   });
 });

@@ -1,0 +1,103 @@
+// countTurnSpans (core/spans.ts) counts what buildTurnSpans builds, without
+// building it: the same number for every turn of every fixture session, read
+// whole and in segments of 7 records.
+import { readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadPriceTable } from '../../src/adapters/price-file.js';
+import { findSessions, type SessionFiles } from '../../src/adapters/session-files.js';
+import { readSegments } from '../../src/app/session-segments.js';
+import { parseOptionsFor, sessionSpans } from '../../src/app/session-spans.js';
+import { windowsOf, type PriceTable } from '../../src/core/pricing.js';
+import { costSession } from '../../src/core/session-cost.js';
+import type { SpanOptions } from '../../src/core/span-data.js';
+import { buildTurnSpans, countTurnSpans } from '../../src/core/spans.js';
+
+const fixturesDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../fixtures');
+const OPTIONS: SpanOptions = { content: 'labels', maxAttributeBytes: 2048 };
+
+function transcriptDirs(dir: string): string[] {
+  const names = readdirSync(dir);
+  const here = names.some((n) => n.endsWith('.jsonl')) ? [dir] : [];
+  const below = names
+    .filter((n) => statSync(join(dir, n)).isDirectory() && n !== 'subagents')
+    .flatMap((n) => transcriptDirs(join(dir, n)));
+  return [...here, ...below];
+}
+
+let sessions: SessionFiles[] = [];
+let prices: PriceTable;
+
+beforeAll(async () => {
+  prices = await loadPriceTable();
+  const byMain = new Map<string, SessionFiles>();
+  for (const dir of transcriptDirs(fixturesDir))
+    for (const s of await findSessions(dir)) byMain.set(s.mainFile, s);
+  sessions = [...byMain.values()].sort((a, b) => (a.mainFile < b.mainFile ? -1 : 1));
+});
+
+describe('countTurnSpans', () => {
+  it('equals the number of spans built, turn by turn, on every fixture read whole', async () => {
+    expect(sessions.length).toBeGreaterThan(20);
+    let turns = 0;
+    for (const files of sessions) {
+      const { model, turns: built } = await sessionSpans(files, prices, OPTIONS);
+      // sessionSpans gives every turn, in the model's order.
+      expect(built.length).toBe(model.turns.length);
+      model.turns.forEach((_turn, i) => {
+        expect(countTurnSpans(model, i), `${files.mainFile} turn ${i}`).toBe(
+          built[i]?.spans.length,
+        );
+        turns += 1;
+      });
+    }
+    expect(turns).toBeGreaterThan(50);
+  });
+
+  it('equals the number of spans built in segments of 7 records (carried turns, late agents)', async () => {
+    for (const files of sessions) {
+      await readSegments(
+        files,
+        {
+          parse: parseOptionsFor(OPTIONS),
+          windowOf: windowsOf(prices),
+          segmentRecords: 7,
+          forceRecords: Number.POSITIVE_INFINITY,
+        },
+        (model, firstTurn) => {
+          const costs = costSession(model, prices);
+          for (let i = firstTurn; i < model.turns.length; i += 1)
+            expect(countTurnSpans(model, i), `${files.mainFile} turn ${i}`).toBe(
+              buildTurnSpans(model, i, costs, OPTIONS).length,
+            );
+        },
+      );
+    }
+  });
+
+  it('leaves out an agent with no start, as buildTurnSpans does', async () => {
+    let checked = 0;
+    for (const files of sessions) {
+      const { model } = await sessionSpans(files, prices, OPTIONS);
+      if (model.agents.size === 0) continue;
+      // The same model with every agent unlinked and undated: no agent span is built.
+      const agents = new Map(
+        [...model.agents].map(([k, a]) => [k, { ...a, startTime: null, toolUseId: null }]),
+      );
+      const undated = { ...model, agents };
+      const costs = costSession(undated, prices);
+      undated.turns.forEach((_turn, i) => {
+        expect(countTurnSpans(undated, i)).toBe(buildTurnSpans(undated, i, costs, OPTIONS).length);
+        checked += 1;
+      });
+    }
+    expect(checked).toBeGreaterThan(5);
+  });
+
+  it('is 0 for a turn index past the end', async () => {
+    const files = sessions[0] as SessionFiles;
+    const { model } = await sessionSpans(files, prices, OPTIONS);
+    expect(countTurnSpans(model, model.turns.length)).toBe(0);
+  });
+});
