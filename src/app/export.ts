@@ -17,7 +17,7 @@ import { systemClock } from '../adapters/system-clock.js';
 import { UserError } from '../core/user-error.js';
 import { limitHeapGrowth } from '../adapters/heap-growth.js';
 import { loadExportState, saveExportState, type ExportState } from './export-state.js';
-import { streamSessionSpans, type TurnSpans } from './session-spans.js';
+import { streamSessionSpans, type SpanWork, type TurnSpans } from './session-spans.js';
 import type { SinkResult, SpanSink } from './span-sink.js';
 import { DEFAULTS } from '../core/settings.js';
 
@@ -170,6 +170,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   // file, to record the turn and to build the request: a read-only run with
   // nothing to compare (--force, or no turns recorded) needs none of them.
   const encode = !options.readOnlyState || (!options.force && Object.keys(state.turns).length > 0);
+  // A dry run with nothing to compare only counts: no span is built either.
+  const work: SpanWork = encode ? 'encode' : sink.countsOnly === true ? 'count' : 'spans';
   const seenTraces = new Set<string>();
   const unknownModels = new Set<string>();
   const maxBatch = settings.maxBatchSpans;
@@ -281,6 +283,10 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         summary.turnsUnchanged += 1;
         continue;
       }
+      if (work === 'count') {
+        summary.spansSent += turn.spanCount;
+        continue;
+      }
       const pending: PendingTurn = {
         traceId: turn.traceId,
         digest: turn.digest,
@@ -329,7 +335,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         spanOptions,
         sendSegment,
         {},
-        encode,
+        work,
       );
       summary.warnings.push(...session.warnings);
       for (const m of session.unknownModels) {

@@ -39,6 +39,8 @@ export interface SinkResult {
 
 export interface SpanSink {
   readonly description: string;
+  /** Takes only the number of spans (a dry run): export may count turns' spans instead of building them. */
+  readonly countsOnly?: boolean;
   /**
    * `encoded`, when given, holds the same spans already encoded as protobuf
    * span fields (export has them from hashing each turn): the protobuf
@@ -164,6 +166,7 @@ export function fileSink(out: PrivateFile, resource: Resource): SpanSink {
 export function countingSink(): SpanSink {
   return {
     description: 'dry run',
+    countsOnly: true,
     send: (spans) => Promise.resolve({ ...acceptedAll(spans.length, 0), attempts: 0 }),
   };
 }

@@ -59,4 +59,40 @@ describe('read-only export: same counts and files with or without digests', () =
     expect(forced.length).toBeGreaterThan(0);
     expect(forced.equals(await readFile(join(dir, 'fresh.jsonl')))).toBe(true);
   }, 60_000);
+
+  it('a dry run with nothing to compare counts, without building them, the spans --out writes', async () => {
+    // Every fixture session: the count-only path (countTurnSpans) against the spans built.
+    const roots = ['fixtures/hand', 'fixtures/real-layout', 'fixtures/real'];
+    const out = join(dir, 'all.jsonl');
+    const counted = await runCcotel([
+      'export',
+      '--state-dir',
+      join(dir, 'all'),
+      '--dry-run',
+      ...roots,
+    ]);
+    expect(counted.code, counted.stderr).toBe(0);
+    const written = await runCcotel([
+      'export',
+      '--state-dir',
+      join(dir, 'all'),
+      '--out',
+      out,
+      ...roots,
+    ]);
+    expect(written.code, written.stderr).toBe(0);
+    const spans = (await readFile(out, 'utf8'))
+      .split('\n')
+      .filter((l) => l !== '')
+      .reduce((n, line) => {
+        const request = JSON.parse(line) as {
+          resourceSpans: { scopeSpans: { spans: unknown[] }[] }[];
+        };
+        return (
+          n + request.resourceSpans.flatMap((r) => r.scopeSpans).flatMap((s) => s.spans).length
+        );
+      }, 0);
+    expect(spans).toBeGreaterThan(200);
+    expect(counted.stdout).toContain(` ${spans} spans would be sent`);
+  }, 60_000);
 });
