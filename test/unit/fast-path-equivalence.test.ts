@@ -9,15 +9,7 @@
 // spans, and the worker pool (bench/lib, over the built dist/) against
 // the plain path.
 import { spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -56,6 +48,7 @@ import {
   parseOptionsFor,
   type TurnSpans,
 } from '../../src/app/session-spans.js';
+import { fixtureSessions } from '../support/fixture-sessions.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixturesDir = join(repoRoot, 'fixtures');
@@ -69,26 +62,12 @@ const resource = buildResource({
   },
 });
 
-/** Every directory under fixtures/ holding transcripts directly: each is a project dir. */
-function transcriptDirs(dir: string): string[] {
-  const names = readdirSync(dir);
-  const here = names.some((n) => n.endsWith('.jsonl')) ? [dir] : [];
-  const below = names
-    .filter((n) => statSync(join(dir, n)).isDirectory() && n !== 'subagents')
-    .flatMap((n) => transcriptDirs(join(dir, n)));
-  return [...here, ...below];
-}
-
 let sessions: SessionFiles[] = [];
 let prices: PriceTable;
 
 beforeAll(async () => {
   prices = await loadPriceTable();
-  const byMain = new Map<string, SessionFiles>();
-  for (const dir of transcriptDirs(fixturesDir)) {
-    for (const s of await findSessions(dir)) byMain.set(s.mainFile, s);
-  }
-  sessions = [...byMain.values()].sort((a, b) => (a.mainFile < b.mainFile ? -1 : 1));
+  sessions = await fixtureSessions(fixturesDir);
 });
 
 // ---- the plain path ----

@@ -2,7 +2,6 @@
 // JsonTraceSerializer: byte-identical requests for every fixture session in
 // every content mode, and for generated spans (odd strings, lone surrogates,
 // numbers JSON writes specially, times whose nanoseconds carry).
-import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -11,10 +10,11 @@ import { encodeSpans, encodeSpansWithSdk } from '../../src/adapters/otlp-encode.
 import { encodeJson, encodeJsonLine } from '../../src/adapters/otlp-json.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { buildResource } from '../../src/adapters/resource.js';
-import { findSessions, type SessionFiles } from '../../src/adapters/session-files.js';
+import type { SessionFiles } from '../../src/adapters/session-files.js';
 import { sessionSpans } from '../../src/app/session-spans.js';
 import type { PriceTable } from '../../src/core/pricing.js';
 import type { AttributeValue, ContentMode, SpanData } from '../../src/core/span-data.js';
+import { fixtureSessions } from '../support/fixture-sessions.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixturesDir = join(repoRoot, 'fixtures');
@@ -27,24 +27,12 @@ const resource = buildResource({
 const sdkJson = (spans: SpanData[]): Buffer =>
   Buffer.from(encodeSpansWithSdk(spans, resource, 'http/json'));
 
-function transcriptDirs(dir: string): string[] {
-  const names = readdirSync(dir);
-  const here = names.some((n) => n.endsWith('.jsonl')) ? [dir] : [];
-  const below = names
-    .filter((n) => statSync(join(dir, n)).isDirectory() && n !== 'subagents')
-    .flatMap((n) => transcriptDirs(join(dir, n)));
-  return [...here, ...below];
-}
-
 let sessions: SessionFiles[] = [];
 let prices: PriceTable;
 
 beforeAll(async () => {
   prices = await loadPriceTable();
-  const byMain = new Map<string, SessionFiles>();
-  for (const dir of transcriptDirs(fixturesDir))
-    for (const s of await findSessions(dir)) byMain.set(s.mainFile, s);
-  sessions = [...byMain.values()].sort((a, b) => (a.mainFile < b.mainFile ? -1 : 1));
+  sessions = await fixtureSessions(fixturesDir);
 });
 
 describe('direct OTLP/JSON = SDK JsonTraceSerializer, on every fixture', () => {

@@ -1,40 +1,28 @@
 // countTurnSpans (core/spans.ts) counts what buildTurnSpans builds, without
 // building it: the same number for every turn of every fixture session, read
 // whole and in segments of 7 records.
-import { readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
-import { findSessions, type SessionFiles } from '../../src/adapters/session-files.js';
+import type { SessionFiles } from '../../src/adapters/session-files.js';
 import { readSegments } from '../../src/app/session-segments.js';
 import { parseOptionsFor, sessionSpans } from '../../src/app/session-spans.js';
 import { windowsOf, type PriceTable } from '../../src/core/pricing.js';
 import { costSession } from '../../src/core/session-cost.js';
 import type { SpanOptions } from '../../src/core/span-data.js';
 import { buildTurnSpans, countTurnSpans } from '../../src/core/spans.js';
+import { fixtureSessions } from '../support/fixture-sessions.js';
 
 const fixturesDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../fixtures');
 const OPTIONS: SpanOptions = { content: 'labels', maxAttributeBytes: 2048 };
-
-function transcriptDirs(dir: string): string[] {
-  const names = readdirSync(dir);
-  const here = names.some((n) => n.endsWith('.jsonl')) ? [dir] : [];
-  const below = names
-    .filter((n) => statSync(join(dir, n)).isDirectory() && n !== 'subagents')
-    .flatMap((n) => transcriptDirs(join(dir, n)));
-  return [...here, ...below];
-}
 
 let sessions: SessionFiles[] = [];
 let prices: PriceTable;
 
 beforeAll(async () => {
   prices = await loadPriceTable();
-  const byMain = new Map<string, SessionFiles>();
-  for (const dir of transcriptDirs(fixturesDir))
-    for (const s of await findSessions(dir)) byMain.set(s.mainFile, s);
-  sessions = [...byMain.values()].sort((a, b) => (a.mainFile < b.mainFile ? -1 : 1));
+  sessions = await fixtureSessions(fixturesDir);
 });
 
 describe('countTurnSpans', () => {
