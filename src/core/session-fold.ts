@@ -12,6 +12,7 @@
 // its own turn; a segment cut keeps none from before it either), the
 // inline-sidechain links whole (1.0.x sessions, small).
 import { finishSegment, opensTurn, type SegmentCarry } from './assemble.js';
+import type { SessionModel } from './session-model.js';
 import type { Entry, SessionState } from './session-state.js';
 
 export interface FoldPlan {
@@ -93,4 +94,35 @@ export function applyFold(state: SessionState, plan: FoldPlan): void {
   state.infoBase = plan.infoBase;
   state.infoMarks = plan.infoMarks;
   state.uuidTime = plan.uuidTime;
+}
+
+/**
+ * Where to cut so that the model's last turn is all that is held: the index of
+ * the main-thread record that opened it, or null when an agent's records do
+ * not all fall on its own turn's side (one of an earlier turn with a line
+ * after the prompt, one of the last turn before it, or one placed in no turn).
+ */
+export function foldPoint(state: SessionState, model: SessionModel): number | null {
+  const last = model.turns.length - 1;
+  const turn = model.turns[last];
+  if (turn === undefined) return null;
+  const { entries } = state;
+  let at = -1;
+  for (let i = entries.length - 1; i >= 0 && at < 0; i -= 1) {
+    const e = entries[i];
+    if (
+      e !== undefined &&
+      e.agentKey === null &&
+      (e.rec.uuid ?? `${e.file}:${e.line}`) === turn.promptUuid
+    )
+      at = i;
+  }
+  if (at < 0) return null;
+  for (let i = 0; i < entries.length; i += 1) {
+    const key = entries[i]?.agentKey;
+    if (key === null || key === undefined) continue;
+    const turnIndex = model.agents.get(key)?.turnIndex ?? null;
+    if (turnIndex === null || i < at !== turnIndex < last) return null;
+  }
+  return at;
 }

@@ -10,7 +10,7 @@ import { finish, finishSegment, wholeSession } from '../../src/core/assemble.js'
 import { parseRecord } from '../../src/core/parse-record.js';
 import { isRealPrompt } from '../../src/core/prompts.js';
 import { createSessionState, step, type SessionState } from '../../src/core/session-state.js';
-import { applyFold, planFold } from '../../src/core/session-fold.js';
+import { applyFold, foldPoint, planFold } from '../../src/core/session-fold.js';
 import { writeLongSession } from '../../bench/lib/long-session.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'ccotel-session-fold-'));
@@ -91,5 +91,23 @@ describe('planFold', () => {
     expect(planFold(split, wholeSession(), at)).toBeNull();
     expect(planFold(split, wholeSession(), at - 1)).toBeNull();
     expect(planFold(split, wholeSession(), 0)).toBeNull();
+  });
+
+  it('foldPoint: the prompt of the last turn, or none while an agent lies across it', () => {
+    const state = stateOf(main);
+    expect(foldPoint(state, finish(state))).toBe(promptIndices(state).at(-1));
+    const withAgents = writeLongSession({ dir: join(dir, 'agents2'), turns: 3, agentEvery: 2 });
+    const subDir = join(dir, 'agents2', withAgents.sessionId, 'subagents');
+    const files = readdirSync(subDir).filter((n) => n.endsWith('.jsonl'));
+    const agentLines = files.flatMap((f) =>
+      linesOf(join(subDir, f)).map((l): [string, string] => [
+        /^agent-(.+)\.jsonl$/.exec(f)?.[1] ?? '',
+        l,
+      ]),
+    );
+    const mainLines = linesOf(withAgents.file).map((l): [null, string] => [null, l]);
+    // Agent files read after the whole main file: the earlier turns' agents lie after the last prompt.
+    const late = stateOf([...mainLines, ...agentLines]);
+    expect(foldPoint(late, finish(late))).toBeNull();
   });
 });

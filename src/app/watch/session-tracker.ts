@@ -25,7 +25,7 @@ import { buildTurnSpans } from '../../core/spans.js';
 import { turnFinality, type FlushMode } from '../../core/finality.js';
 import { createThreads, observe, type Threads } from '../../core/thread-progress.js';
 import { turnsWithChangedWindow } from '../../core/context-window.js';
-import { applyFold, planFold } from '../../core/session-fold.js';
+import { applyFold, foldPoint, planFold } from '../../core/session-fold.js';
 import { AGENT_FILE, agentIdOfMeta } from '../../core/turn-lifecycle.js';
 import { createFileTailer, type FileTailer } from '../../adapters/file-tailer.js';
 import { readWhole } from '../../adapters/file-info.js';
@@ -301,17 +301,14 @@ export class SessionTracker {
     const base = this.carry.priorTurns.length;
     const last = model.turns.length - 1;
     if (last <= base || last === this.foldRefusedAt) return;
-    for (const book of this.books.values())
-      if (book.turnIndex >= base && book.turnIndex < last && !book.finished) return;
+    // Every turn before the last finished: final and delivered (turns before skip are history).
     for (let index = Math.max(base, this.skip); index < last; index += 1) {
       const turn = model.turns[index];
       if (turn === undefined || this.books.get(traceIdFor(turn.promptUuid))?.finished !== true)
         return;
     }
-    const turn = model.turns[last];
-    const at = turn === undefined ? -1 : this.promptEntry(turn.promptUuid);
-    const plan =
-      at < 0 || !this.agentsStayPut(model, at, last) ? null : planFold(this.state, this.carry, at);
+    const at = foldPoint(this.state, model);
+    const plan = at === null ? null : planFold(this.state, this.carry, at);
     if (plan === null || !this.foldKeepsTurn(model, last, plan)) {
       this.foldRefusedAt = last;
       return;
@@ -326,29 +323,6 @@ export class SessionTracker {
       if (book.turnIndex < last && !this.remembers(book)) this.books.delete(traceId);
     for (const key of [...this.agentSeen.keys()])
       if ((model.agents.get(key)?.turnIndex ?? last) < last) this.agentSeen.delete(key);
-  }
-
-  /** Index in the entries held of the main-thread record that opened a turn. */
-  private promptEntry(promptUuid: string): number {
-    const entries = this.state.entries;
-    for (let i = entries.length - 1; i >= 0; i -= 1) {
-      const e = entries[i];
-      if (e === undefined || e.agentKey !== null) continue;
-      if ((e.rec.uuid ?? `${e.file}:${e.line}`) === promptUuid) return i;
-    }
-    return -1;
-  }
-
-  /** Agents with records before the cut belong to earlier turns; those after it, to the last. */
-  private agentsStayPut(model: SessionModel, at: number, last: number): boolean {
-    const entries = this.state.entries;
-    for (let i = 0; i < entries.length; i += 1) {
-      const key = entries[i]?.agentKey;
-      if (key === null || key === undefined) continue;
-      const turnIndex = model.agents.get(key)?.turnIndex ?? null;
-      if (turnIndex === null || i < at !== turnIndex < last) return false;
-    }
-    return true;
   }
 
   /** Whether the last turn's spans come out the same from the folded state. */
