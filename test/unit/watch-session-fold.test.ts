@@ -31,7 +31,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function newTracker(file: string): SessionTracker {
+function newTracker(
+  file: string,
+  start: { skip: number; baseline: number | null } = { skip: 0, baseline: null },
+  historyFoldRecords?: number,
+): SessionTracker {
   return new SessionTracker(
     file,
     'sess',
@@ -46,8 +50,9 @@ function newTracker(file: string): SessionTracker {
         save: async () => {},
       },
       log: silentLogger,
+      ...(historyFoldRecords === undefined ? {} : { historyFoldRecords }),
     },
-    { files: {}, skip: 0, baseline: null, live: true, turns: {} },
+    { files: {}, ...start, live: true, turns: {} },
   );
 }
 
@@ -136,5 +141,55 @@ describe('folding finished turns in the live tracker', () => {
     const expected = exported.turns.flatMap((t) => t.spans);
     expect(sent.size).toBe(expected.length);
     for (const span of expected) expect(sent.get(span.spanId)).toEqual(span);
+  });
+
+  it('folds history while it reads it at start-up, and sends the new turns as export makes them', async () => {
+    const source = writeLongSession({
+      dir: join(dir, 'hist'),
+      turns: 45,
+      callsPerTurn: 4,
+      agentEvery: 1000,
+    });
+    const lines = (await readFile(source.file, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+    const prompts = lines.flatMap((l, i) =>
+      /"type":"user"/.test(l) && !l.includes('tool_result') ? [i] : [],
+    );
+    const cut = prompts[40] ?? 0;
+    const file = join(dir, 'hist.jsonl');
+    const history = `${lines.slice(0, cut).join('\n')}\n`;
+    const exported = async () =>
+      (
+        await sessionSpans(
+          { sessionId: 'sess', projectDir: dir, mainFile: file, agentFiles: [], metaFiles: [] },
+          prices,
+          OPTIONS,
+        )
+      ).turns;
+    for (const start of [
+      { skip: 0, baseline: Buffer.byteLength(history) }, // first start: history up to here
+      { skip: 40, baseline: null }, // restart: 40 turns delivered before
+    ]) {
+      await writeFile(file, history);
+      const tracker = newTracker(file, start, 20);
+      await tracker.load();
+      // Read in folds of ~20 records: far from the 400 lines of history held whole.
+      expect(tracker.heldEntries).toBeLessThan(60);
+      expect(tracker.foldedTurns).toBeGreaterThan(30);
+      const sent = new Map<string, SpanData>();
+      for (const line of lines.slice(cut)) {
+        await appendFile(file, `${line}\n`);
+        await tracker.ingest(file);
+        tracker.recompute();
+        const out = tracker.take(10_000);
+        for (const o of out) sent.set(o.span.spanId, o.span);
+        tracker.ack(out);
+      }
+      tracker.setFlush('final');
+      tracker.recompute();
+      for (const o of tracker.take(10_000)) sent.set(o.span.spanId, o.span);
+      const expected = (await exported()).slice(40).flatMap((t) => t.spans);
+      expect(sent.size).toBe(expected.length);
+      for (const span of expected) expect(sent.get(span.spanId)).toEqual(span);
+    }
   });
 });

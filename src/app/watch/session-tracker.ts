@@ -5,7 +5,7 @@
 // Holding no spans beyond the outbox, a tracker re-derives anything not yet
 // acknowledged from the transcript itself: a collector outage costs no memory.
 import { basename } from 'node:path';
-import { finish, finishSegment, wholeSession, type SegmentCarry } from '../../core/assemble.js';
+import { finishSegment, wholeSession, type SegmentCarry } from '../../core/assemble.js';
 import { parseAgentMeta } from '../../core/agent-meta.js';
 import type { Line } from '../../core/line-splitter.js';
 import { parseRecord, type ParseOptions } from '../../core/parse-record.js';
@@ -17,8 +17,10 @@ import {
   createSessionState,
   registerAgentFile,
   step,
+  type Entry,
   type SessionState,
 } from '../../core/session-state.js';
+import { isRealPrompt } from '../../core/prompts.js';
 import type { SpanData, SpanOptions } from '../../core/span-data.js';
 import { traceIdFor } from '../../core/span-ids.js';
 import { buildTurnSpans } from '../../core/spans.js';
@@ -44,6 +46,8 @@ import {
 import type { FileRecord, SessionRecord, SpanMark } from './watch-state.js';
 
 export interface TrackerContext {
+  /** Records held while reading history at start-up before a fold is tried (tests; default 5,000). */
+  historyFoldRecords?: number;
   prices: PriceTable;
   spanOptions: SpanOptions;
   parse: ParseOptions;
@@ -78,6 +82,21 @@ function roleOf(path: string, sessionKey: string): { role: Role; agentId: string
   const meta = agentIdOfMeta(name);
   if (meta !== null) return { role: 'meta', agentId: meta };
   return { role: 'agent', agentId: AGENT_FILE.exec(name)?.[1] ?? name };
+}
+
+/** Records held while reading history at start-up before a fold is tried: export's segment size. */
+const HISTORY_FOLD_RECORDS = 5_000;
+
+/** Index of the second-to-last main-thread real prompt among the entries, or null. */
+function secondToLastPrompt(entries: readonly Entry[]): number | null {
+  let seen = 0;
+  for (let i = entries.length - 1; i >= 0; i -= 1) {
+    const e = entries[i];
+    if (e === undefined || e.agentKey !== null || !isRealPrompt(e.rec)) continue;
+    seen += 1;
+    if (seen === 2) return i;
+  }
+  return null;
 }
 
 export class SessionTracker {
@@ -171,13 +190,13 @@ export class SessionTracker {
       main.tailer = createFileTailer(main.path);
       if (this.baseline !== null) {
         // First start: turns that had ended by then are history, not ours to send.
-        await main.tailer.read(this.feed(main), this.baseline);
-        this.skip = finish(this.state, windowsOf(this.ctx.prices)).turns.filter(
+        await main.tailer.read(this.historyFeed(main, Infinity), this.baseline);
+        this.skip = finishSegment(this.state, this.carry).model.turns.filter(
           (t) => t.endState !== 'open',
         ).length;
         this.baseline = null;
       }
-      await main.tailer.read(this.feed(main));
+      await main.tailer.read(this.historyFeed(main, this.skip));
     }
     for (const f of files) {
       if (f.role !== 'agent') continue;
@@ -248,6 +267,32 @@ export class SessionTracker {
   setFlush(mode: FlushMode): void {
     // 'final' is for good (shutdown, --once).
     if (this.flush !== 'final') this.flush = mode;
+  }
+
+  /**
+   * The main file read at start-up, folding history as it goes, so that a
+   * long session is never held whole: before the second-to-last prompt read
+   * (the turn it opens is then over), when the turns folded are all history
+   * (index below `historyTurns`: not ours to send) and closed. Agent files are
+   * read after the main file: one of a folded turn is placed in the first
+   * turn held, itself history, as export places an agent that comes late.
+   */
+  private historyFeed(f: TrackedFile, historyTurns: number): (lines: Line[]) => void {
+    const feed = this.feed(f);
+    const every = this.ctx.historyFoldRecords ?? HISTORY_FOLD_RECORDS;
+    let nextTry = every;
+    return (lines) => {
+      feed(lines);
+      const entries = this.state.entries;
+      if (entries.length < nextTry) return;
+      nextTry = entries.length + Math.ceil(every / 4);
+      const at = secondToLastPrompt(entries);
+      const plan = at === null ? null : planFold(this.state, this.carry, at);
+      if (plan === null || plan.carry.priorTurns.length >= historyTurns) return;
+      applyFold(this.state, plan);
+      this.carry = plan.carry;
+      nextTry = this.state.entries.length + every;
+    };
   }
 
   private feed(f: TrackedFile): (lines: Line[]) => void {
