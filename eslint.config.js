@@ -1,6 +1,25 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Modules of files, network, processes and timers: src/core and src/app reach none of them. */
+const IO_MODULES = [
+  'node:fs*',
+  'fs',
+  'fs/*',
+  'node:net',
+  'net',
+  'node:http*',
+  'http',
+  'https',
+  'node:tls',
+  'node:dgram',
+  'node:child_process',
+  'child_process',
+  'node:timers*',
+  'timers',
+  'timers/*',
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -37,18 +56,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: [
-                'node:fs*',
-                'fs',
-                'fs/*',
-                'node:net',
-                'node:http*',
-                'node:child_process',
-                'node:timers*',
-                '../adapters/*',
-                '../app/*',
-                '../cli/*',
-              ],
+              group: [...IO_MODULES, '../adapters/*', '../app/*', '../cli/*'],
               message: 'src/core is pure: no I/O, timers or processes.',
             },
           ],
@@ -67,23 +75,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: [
-                'node:fs*',
-                'fs',
-                'fs/*',
-                'node:net',
-                'net',
-                'node:http*',
-                'http',
-                'https',
-                'node:tls',
-                'node:dgram',
-                'node:child_process',
-                'child_process',
-                'node:timers*',
-                'timers',
-                'timers/*',
-              ],
+              group: IO_MODULES,
               message:
                 'src/app does no I/O of its own: reach files, network and time through src/adapters.',
             },
