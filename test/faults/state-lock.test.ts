@@ -1,7 +1,7 @@
 // One ccotel per state dir: two daemons on one dir would each send every span,
 // two exports would both send what neither had recorded yet. Real processes
 // for the daemons (the built binary), the real receiver, real lock files.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { runCcotel } from '../support/run-cli.js';
+import { cliEnv, spawnCli, watchFlags, type CliProcess } from '../support/cli-process.js';
 import {
   CLI,
   createMatrix,
@@ -24,7 +25,7 @@ const matrix = createMatrix('state-lock');
 let base: string;
 let corpus: Corpus;
 let expected: DecodedSpan[];
-const procs: ChildProcess[] = [];
+const procs: CliProcess[] = [];
 
 beforeAll(async () => {
   ensureBuilt();
@@ -49,7 +50,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  await Promise.all(procs.map((p) => p.stop('SIGKILL')));
   matrix.write();
   await rm(base, { recursive: true, force: true });
 });
@@ -60,32 +61,13 @@ interface Watching {
   exited: Promise<number | null>;
 }
 
+/** `ccotel watch` from dist/ over the corpus, logging at info (the default), on `stateDir`. */
 function watch(receiver: OtlpReceiver, stateDir: string, ...extra: string[]): Watching {
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      'watch',
-      '--endpoint',
-      receiver.url,
-      '--projects-dir',
-      corpus.root,
-      '--state-dir',
-      stateDir,
-      '--timeout',
-      '2000',
-      // The fixtures' last turns have no turn_duration: their roots leave once quiet this long.
-      '--idle-timeout',
-      '2s',
-      ...extra,
-    ],
-    { env: { PATH: process.env.PATH, HOME: base }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  procs.push(child);
-  let text = '';
-  child.stderr?.on('data', (c: Buffer) => (text += c.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return { child, stderr: () => text, exited };
+  const dirs = { projects: corpus.root, state: stateDir };
+  const flags = watchFlags(receiver.url, dirs, { logLevel: 'info', idleTimeout: '2s' });
+  const proc = spawnCli([CLI, 'watch', ...flags, ...extra], cliEnv(base));
+  procs.push(proc);
+  return { child: proc.child, stderr: proc.stderr, exited: proc.exited.then((e) => e.code) };
 }
 
 async function waitUntil(test: () => boolean, timeoutMs: number, what: string): Promise<void> {

@@ -4,7 +4,7 @@
 // random moments while transcripts are being written, then a restart; nothing
 // lost, repeats byte-identical. Skips, saying why, while src/app/watch is not
 // there.
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import {
   appendFile,
   chmod,
@@ -23,6 +23,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver, type Scripted } from '../support/otlp-receiver.js';
 import { runCcotel } from '../support/run-cli.js';
+import { cliEnv, spawnCli, watchFlags, type CliProcess } from '../support/cli-process.js';
 import {
   createMatrix,
   ensureBuilt,
@@ -819,61 +820,37 @@ describe.skipIf(!WATCH_SOURCE)('watch: kill -9 before the first state save', () 
     const dirs = await h.tempDirs();
     const receiver = await startOtlpReceiver();
     const started = performance.now();
-    const procs: ChildProcess[] = [];
-    const start = (): { child: ChildProcess; watching: Promise<string> } => {
-      const args = [
-        '--endpoint',
-        receiver.url,
-        '--projects-dir',
-        dirs.projects,
-        '--state-dir',
-        dirs.state,
-        '--timeout',
-        '2000',
-        '--log-level',
-        'info',
-        '--idle-timeout',
-        '2s',
-      ];
-      const child = spawn(process.execPath, watchArgv(args), {
-        env: { PATH: process.env.PATH, HOME: dirs.base },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      procs.push(child);
-      let text = '';
-      const watching = new Promise<string>((resolve) => {
-        child.stderr?.on('data', (c: Buffer) => {
-          text += c.toString();
-          if (text.includes('"msg":"watching"')) resolve(text);
-        });
-        child.once('exit', () => resolve(text));
-      });
-      return { child, watching };
+    const procs: CliProcess[] = [];
+    const start = (): CliProcess => {
+      const flags = watchFlags(receiver.url, dirs, { logLevel: 'info', idleTimeout: '2s' });
+      const proc = spawnCli(watchArgv(flags), cliEnv(dirs.base));
+      procs.push(proc);
+      return proc;
     };
     try {
       const first = start();
-      const firstLog = await first.watching;
+      await first.watching;
+      const firstLog = first.stderr();
       // A whole session appears at once (a turn completes), and the daemon dies at once.
       const text = await readFile(
         join('fixtures/real', 'marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl'),
         'utf8',
       );
       await writeFile(join(dirs.project, 'live.jsonl'), text);
-      first.child.kill('SIGKILL');
-      await new Promise((r) => first.child.once('exit', r));
+      await first.stop('SIGKILL');
       const savedBeforeKill = (await readdir(dirs.state).catch(() => [] as string[])).includes(
         'watch-state.json',
       );
       const second = start();
-      const secondLog = await second.watching;
+      await second.watching;
+      const secondLog = second.stderr();
       const expected = await reference(dirs.projects, join(dirs.base, 'ref-state'));
       await waitUntil(
         () => received(receiver, expected),
         15_000,
         'the session written before the kill',
       ).catch(() => undefined);
-      second.child.kill('SIGTERM');
-      await new Promise((r) => second.child.once('exit', r));
+      await second.stop('SIGTERM');
       const t = tally(expected, receiver.spans(), 'last');
       const firstStarts = [firstLog, secondLog]
         .map((l) => /"firstStart":(true|false)/.exec(l)?.[1] ?? '?')
@@ -888,7 +865,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: kill -9 before the first state save', () 
       });
       expect(t.lost).toBe(0);
     } finally {
-      for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+      await Promise.all(procs.map((p) => p.stop('SIGKILL')));
       await receiver.stop();
       await rm(dirs.base, { recursive: true, force: true });
     }
@@ -903,46 +880,14 @@ describe.skipIf(!WATCH_SOURCE)('watch: randomized kill -9 soak', () => {
     const receiver = await startOtlpReceiver();
     const random = prng(FUZZ_SEED);
     const started = performance.now();
-    const procs: ChildProcess[] = [];
-    const logs: string[] = [];
-    const start = (): { child: ChildProcess; watching: Promise<void> } => {
-      // A short idle timeout: open turns (the fixtures end mid-turn) are flushed, marked incomplete, as export sends them.
-      const args = [
-        '--endpoint',
-        receiver.url,
-        '--projects-dir',
-        dirs.projects,
-        '--state-dir',
-        dirs.state,
-        '--timeout',
-        '2000',
-        '--log-level',
-        'info',
-        '--idle-timeout',
-        '3s',
-      ];
-      const child = spawn(process.execPath, watchArgv(args), {
-        env: { PATH: process.env.PATH, HOME: dirs.base },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      procs.push(child);
-      let text = '';
-      const watching = new Promise<void>((resolve) => {
-        child.stderr?.on('data', (c: Buffer) => {
-          text += c.toString();
-          if (text.includes('"msg":"watching"')) resolve();
-        });
-        child.once('exit', () => logs.push(text));
-        child.once('exit', () => resolve());
-      });
-      return { child, watching };
+    const procs: CliProcess[] = [];
+    // A short idle timeout: open turns (the fixtures end mid-turn) are flushed, marked incomplete, as export sends them.
+    const flags = watchFlags(receiver.url, dirs, { logLevel: 'info', idleTimeout: '3s' });
+    const start = (): CliProcess => {
+      const proc = spawnCli(watchArgv(flags), cliEnv(dirs.base));
+      procs.push(proc);
+      return proc;
     };
-    const kill9 = (child: ChildProcess): Promise<void> =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGKILL');
-      });
     try {
       // Six sessions (three real transcripts, each also as a renamed copy), written line by line at random paces.
       const sources = [
@@ -982,16 +927,16 @@ describe.skipIf(!WATCH_SOURCE)('watch: randomized kill -9 soak', () => {
       let kills = 0;
       let killedBeforeWatching = 0;
       for (let round = 0; round < ROUNDS; round += 1) {
-        const { child, watching } = round === 0 ? current : start();
+        const proc = round === 0 ? current : start();
         // Some kills land during startup (before the first scan is done), most while running.
         if (random() < 0.2) {
           await new Promise((r) => setTimeout(r, random() * 300));
           killedBeforeWatching += 1;
         } else {
-          await watching;
+          await proc.watching;
           await new Promise((r) => setTimeout(r, 100 + random() * 1200));
         }
-        await kill9(child);
+        await proc.stop('SIGKILL');
         kills += 1;
       }
       current = start();
@@ -1009,9 +954,10 @@ describe.skipIf(!WATCH_SOURCE)('watch: randomized kill -9 soak', () => {
       ).catch(() => {
         timedOut = true;
       });
-      last.child.kill('SIGTERM');
-      await new Promise((r) => last.child.once('exit', r));
+      await last.stop('SIGTERM');
       const t = tally(expected, receiver.spans(), 'last');
+      // Each process' stderr, in start order (each one exits before the next starts).
+      const logs = procs.map((p) => p.stderr());
       // More than one "first start" means a restart after a kill before the first
       // state save: the case 'kill -9 before the first state save' isolates it.
       const firstStartCount = logs.filter((l) => l.includes('"firstStart":true')).length;
@@ -1054,7 +1000,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: randomized kill -9 soak', () => {
       expect(t.repeatedDiffering).toBe(0);
       expect(t.unexpected).toBe(0);
     } finally {
-      for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+      await Promise.all(procs.map((p) => p.stop('SIGKILL')));
       await receiver.stop();
       await rm(dirs.base, { recursive: true, force: true });
     }
