@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver, type Scripted } from '../support/otlp-receiver.js';
 import { runCcotel, type CliRun } from '../support/run-cli.js';
+import { cleanExport, exportCorpus } from '../support/export-run.js';
 import {
   canonical,
   createMatrix,
@@ -37,23 +38,10 @@ let expected: DecodedSpan[];
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), 'ccotel-faults-'));
   corpus = await makeCorpus(base, 2);
-  const reference = await startOtlpReceiver();
-  try {
-    const run = await runCcotel([
-      'export',
-      '--endpoint',
-      reference.url,
-      '--state-dir',
-      join(base, 'ref-state'),
-      '--quiet',
-      corpus.root,
-    ]);
-    expect(run.code).toBe(0);
-    expected = reference.spans();
-    expect(expected.length).toBeGreaterThan(2 * 512); // three batches at least
-  } finally {
-    await reference.stop();
-  }
+  const reference = await cleanExport(corpus.root, join(base, 'ref-state'));
+  expect(reference.run.code).toBe(0);
+  expected = reference.spans;
+  expect(expected.length).toBeGreaterThan(2 * 512); // three batches at least
 }, 60_000);
 
 afterAll(async () => {
@@ -63,16 +51,7 @@ afterAll(async () => {
 
 let caseNo = 0;
 const exportTo = (receiver: OtlpReceiver, stateDir: string, ...extra: string[]): Promise<CliRun> =>
-  runCcotel([
-    'export',
-    '--endpoint',
-    receiver.url,
-    '--state-dir',
-    stateDir,
-    '--quiet',
-    ...extra,
-    corpus.root,
-  ]);
+  exportCorpus(receiver.url, stateDir, corpus.root, ...extra);
 
 const noStack = (run: CliRun): void => {
   expect(run.stderr).not.toMatch(/^\s+at /m);
@@ -368,15 +347,11 @@ describe('export: collectors that accept only part of a request', () => {
     const receiver = await startOtlpReceiver();
     try {
       receiver.limitSpans(0);
-      const run = await runCcotel([
-        'export',
-        '--endpoint',
+      const run = await exportCorpus(
         receiver.url,
-        '--state-dir',
         join(base, 'state-too-large'),
-        '--quiet',
         corpus.mains[0] as string,
-      ]);
+      );
       expect(run.code).toBe(1);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
       expect(run.stderr).toMatch(

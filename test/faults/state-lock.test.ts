@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { runCcotel } from '../support/run-cli.js';
+import { cleanExport, exportCorpus } from '../support/export-run.js';
 import { cliEnv, spawnCli, watchFlags, type CliProcess } from '../support/cli-process.js';
 import {
   CLI,
@@ -31,22 +32,9 @@ beforeAll(async () => {
   ensureBuilt();
   base = await mkdtemp(join(tmpdir(), 'ccotel-lock-'));
   corpus = await makeCorpus(base, 0);
-  const reference = await startOtlpReceiver();
-  try {
-    const run = await runCcotel([
-      'export',
-      '--endpoint',
-      reference.url,
-      '--state-dir',
-      join(base, 'ref-state'),
-      '--quiet',
-      corpus.root,
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    expected = reference.spans();
-  } finally {
-    await reference.stop();
-  }
+  const reference = await cleanExport(corpus.root, join(base, 'ref-state'));
+  expect(reference.run.code, reference.run.stderr).toBe(0);
+  expected = reference.spans;
 }, 120_000);
 
 afterAll(async () => {
@@ -179,15 +167,7 @@ describe('state dir lock', () => {
         JSON.stringify({ pid, command: 'watch', startedAt: 'then', token: 'old' }),
         { mode: 0o600 },
       );
-      const run = await runCcotel([
-        'export',
-        '--endpoint',
-        receiver.url,
-        '--state-dir',
-        stateDir,
-        '--quiet',
-        corpus.root,
-      ]);
+      const run = await exportCorpus(receiver.url, stateDir, corpus.root);
       row(
         'stale lock (dead pid) taken over',
         receiver.spans(),

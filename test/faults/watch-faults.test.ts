@@ -23,6 +23,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver, type Scripted } from '../support/otlp-receiver.js';
 import { runCcotel } from '../support/run-cli.js';
+import { cleanExport, exportCorpus } from '../support/export-run.js';
 import { cliEnv, spawnCli, watchFlags, type CliProcess } from '../support/cli-process.js';
 import {
   createMatrix,
@@ -72,22 +73,9 @@ const harness = (): Promise<Harness> => import('../integration/watch-harness.js'
 
 /** What a clean `ccotel export` of `root` delivers. */
 async function reference(root: string, stateDir: string): Promise<DecodedSpan[]> {
-  const receiver = await startOtlpReceiver();
-  try {
-    const run = await runCcotel([
-      'export',
-      '--endpoint',
-      receiver.url,
-      '--state-dir',
-      stateDir,
-      '--quiet',
-      root,
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    return receiver.spans();
-  } finally {
-    await receiver.stop();
-  }
+  const { run, spans } = await cleanExport(root, stateDir);
+  expect(run.code, run.stderr).toBe(0);
+  return spans;
 }
 
 function unacknowledgedTraces(receiver: OtlpReceiver): Set<string> {
@@ -252,15 +240,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
       await running.daemon.settled();
       await running.daemon.stop('test end');
       const afterWatch = tally(expected, receiver.spans());
-      const run = await runCcotel([
-        'export',
-        '--endpoint',
-        receiver.url,
-        '--state-dir',
-        dirs.state,
-        '--quiet',
-        corpus.root,
-      ]);
+      const run = await exportCorpus(receiver.url, dirs.state, corpus.root);
       const t = tally(expected, receiver.spans());
       record({
         name: 'watch: 400 on the first batch, then export',
@@ -341,15 +321,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => 
         ).length;
         const afterWatch = tally(expected, receiver.spans());
         receiver.setMode('accept');
-        const run = await runCcotel([
-          'export',
-          '--endpoint',
-          receiver.url,
-          '--state-dir',
-          dirs.state,
-          '--quiet',
-          corpus.root,
-        ]);
+        const run = await exportCorpus(receiver.url, dirs.state, corpus.root);
         const t = tally(expected, receiver.spans());
         const stray = strayRepeats(receiver.spans(), unacknowledgedTraces(receiver));
         record({
