@@ -3,6 +3,7 @@
 // receiver, and the spans `ccotel export` would build for the same files.
 import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { afterEach, beforeEach } from 'vitest';
 import { dirname, join } from 'node:path';
 import { DEFAULTS, type Settings } from '../../src/core/settings.js';
 import type { SpanData } from '../../src/core/span-data.js';
@@ -11,9 +12,11 @@ import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { createJsonLogger } from '../../src/adapters/logger.js';
 import { findSessions } from '../../src/adapters/session-files.js';
 import { sessionSpans } from '../../src/app/session-spans.js';
+import { runExport, type ExportSummary } from '../../src/app/export.js';
+import { countingSink } from '../../src/app/span-sink.js';
 import { startWatch, type WatchDaemon, type WatchOptions } from '../../src/app/watch/daemon.js';
 import type { DecodedSpan } from '../support/otlp-decode.js';
-import type { OtlpReceiver } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { captureLogs, type LogCapture } from '../support/log-capture.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
@@ -53,6 +56,33 @@ export async function tempDirs(): Promise<Dirs> {
     state,
     cleanup: () => rm(base, { recursive: true, force: true }),
   };
+}
+
+/** What one test works with; `running` is the daemon it started, if any. */
+export interface Scene {
+  dirs: Dirs;
+  receiver: OtlpReceiver;
+  running: RunningDaemon | null;
+}
+
+/**
+ * Registers a suite's per-test set-up: fresh temp dirs and a receiver before
+ * each test; after it, the daemon the test left in `running` is stopped first
+ * (it may still send), then the receiver and the dirs. Filled in by beforeEach.
+ */
+export function sceneForEachTest(): Scene {
+  const scene = { running: null } as Scene;
+  beforeEach(async () => {
+    scene.dirs = await tempDirs();
+    scene.receiver = await startOtlpReceiver();
+  });
+  afterEach(async () => {
+    if (scene.running !== null) await scene.running.daemon.stop('test end');
+    scene.running = null;
+    await scene.receiver.stop();
+    await scene.dirs.cleanup();
+  });
+  return scene;
 }
 
 export function settingsFor(
@@ -105,6 +135,22 @@ export async function runDaemon(
     ...opts,
   });
   return { daemon, logs };
+}
+
+/**
+ * What `ccotel export` would do after the daemon, without sending or recording
+ * anything (read-only state, a counting sink): the summary says what is left.
+ */
+export async function exportReadOnly(settings: Settings): Promise<ExportSummary> {
+  return runExport({
+    paths: [],
+    settings,
+    prices: await loadPriceTable(),
+    sink: countingSink(),
+    since: null,
+    force: false,
+    readOnlyState: true,
+  });
 }
 
 /** The spans `ccotel export` builds for every session under a dir, by span id. */
