@@ -155,6 +155,17 @@ export function tally(
 
 // ---- the matrix ----
 
+/** The tally of a case that sends nothing (a refusal at start, a skip, a log check). */
+export const NO_SPANS: Tally = {
+  expected: 0,
+  received: 0,
+  lost: 0,
+  repeated: 0,
+  repeatedDiffering: 0,
+  unexpected: 0,
+  mismatched: 0,
+};
+
 export interface MatrixRow extends Tally {
   suite: string;
   case: string;
@@ -186,6 +197,17 @@ export function createMatrix(suite: string) {
       printedHeader = true;
       console.log(`[${suite}] ${format(full)}`);
       return full;
+    },
+    /** A row for a case that did not run here, with the reason (the matrix shows skips too). */
+    skip(name: string, reason: string): MatrixRow {
+      return this.add({
+        case: name,
+        ...NO_SPANS,
+        outcome: reason,
+        repeatsAllowed: '',
+        seconds: 0,
+        status: 'skipped',
+      });
     },
     /** Writes this suite's rows and rebuilds reports/fault-matrix.json from every suite's part. */
     write(): void {
