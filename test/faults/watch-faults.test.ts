@@ -12,7 +12,6 @@ import {
   readdir,
   readFile,
   rename,
-  rm,
   symlink,
   truncate,
   unlink,
@@ -64,6 +63,32 @@ async function reference(root: string, stateDir: string): Promise<DecodedSpan[]>
   const { run, spans } = await cleanExport(root, stateDir);
   expect(run.code, run.stderr).toBe(0);
   return spans;
+}
+
+interface Scene {
+  h: Harness;
+  dirs: Awaited<ReturnType<Harness['tempDirs']>>;
+  receiver: OtlpReceiver;
+  started: number;
+}
+
+/** One case's scene (harness, temp dirs, receiver, start time), cleaned up after `body` whether it passes or not. */
+async function inScene(body: (scene: Scene) => Promise<void>): Promise<void> {
+  const h = await harness();
+  const dirs = await h.tempDirs();
+  const receiver = await startOtlpReceiver();
+  try {
+    await body({ h, dirs, receiver, started: performance.now() });
+  } finally {
+    await receiver.stop();
+    await dirs.cleanup();
+  }
+}
+
+/** fixtures/real (and `copies` renamed copies) in the scene, and what a clean export of it delivers. */
+async function realCorpus(dirs: Scene['dirs'], copies = 0) {
+  const corpus = await makeCorpus(dirs.base, copies);
+  return { corpus, expected: await reference(corpus.root, join(dirs.base, 'ref-state')) };
 }
 
 function unacknowledgedTraces(receiver: OtlpReceiver): Set<string> {
@@ -126,50 +151,45 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
     fault: (receiver: OtlpReceiver) => Promise<void> | void,
     opts: { timeoutMs?: number; during?: (receiver: OtlpReceiver) => Promise<void> } = {},
   ): Promise<void> {
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    let running: Awaited<ReturnType<Harness['runDaemon']>> | null = null;
-    try {
-      const corpus = await makeCorpus(dirs.base, 0);
-      const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
-      await fault(receiver);
-      running = await h.runDaemon(
-        h.settingsFor(receiver, dirs, {
-          timeoutMs: opts.timeoutMs ?? 800,
-          idleTimeoutMs: QUIET_MS,
-        }),
-        { backfill: true },
-      );
-      await opts.during?.(receiver);
-      await waitUntil(() => received(receiver, expected), 90_000, `all ${expected.length} spans`);
-      await running.daemon.settled();
-      const t = tally(expected, receiver.spans(), 'last');
-      const stray = strayRepeats(receiver.spans(), unacknowledgedTraces(receiver));
-      const statuses = receiver.requests().map((r) => r.status);
-      const outage = running.logs.lines.filter((l) =>
-        /collector (unreachable|reachable again)/.test(l.msg),
-      ).length;
-      const ok = t.lost === 0 && t.repeatedDiffering === 0 && stray === 0 && t.unexpected === 0;
-      record({
-        name,
-        t,
-        outcome: `${statuses.length} requests (${statuses.slice(0, 8).join(',')}${statuses.length > 8 ? ',…' : ''}); ${outage} outage log lines`,
-        repeatsAllowed: 'byte-identical spans of an unacknowledged batch',
-        started,
-        ok,
-      });
-      expect(t.lost).toBe(0);
-      expect(t.repeatedDiffering).toBe(0);
-      expect(stray).toBe(0);
-      expect(t.unexpected).toBe(0);
-      expect(outage).toBeLessThanOrEqual(2); // logged once when it starts and once when it ends
-    } finally {
-      if (running !== null) await running.daemon.stop('test end');
-      await receiver.stop();
-      await dirs.cleanup();
-    }
+    await inScene(async ({ h, dirs, receiver, started }) => {
+      let running: Awaited<ReturnType<Harness['runDaemon']>> | null = null;
+      try {
+        const { expected } = await realCorpus(dirs);
+        await fault(receiver);
+        running = await h.runDaemon(
+          h.settingsFor(receiver, dirs, {
+            timeoutMs: opts.timeoutMs ?? 800,
+            idleTimeoutMs: QUIET_MS,
+          }),
+          { backfill: true },
+        );
+        await opts.during?.(receiver);
+        await waitUntil(() => received(receiver, expected), 90_000, `all ${expected.length} spans`);
+        await running.daemon.settled();
+        const t = tally(expected, receiver.spans(), 'last');
+        const stray = strayRepeats(receiver.spans(), unacknowledgedTraces(receiver));
+        const statuses = receiver.requests().map((r) => r.status);
+        const outage = running.logs.lines.filter((l) =>
+          /collector (unreachable|reachable again)/.test(l.msg),
+        ).length;
+        const ok = t.lost === 0 && t.repeatedDiffering === 0 && stray === 0 && t.unexpected === 0;
+        record({
+          name,
+          t,
+          outcome: `${statuses.length} requests (${statuses.slice(0, 8).join(',')}${statuses.length > 8 ? ',…' : ''}); ${outage} outage log lines`,
+          repeatsAllowed: 'byte-identical spans of an unacknowledged batch',
+          started,
+          ok,
+        });
+        expect(t.lost).toBe(0);
+        expect(t.repeatedDiffering).toBe(0);
+        expect(stray).toBe(0);
+        expect(t.unexpected).toBe(0);
+        expect(outage).toBeLessThanOrEqual(2); // logged once when it starts and once when it ends
+      } finally {
+        if (running !== null) await running.daemon.stop('test end');
+      }
+    });
   }
   const script = (s: Scripted[]) => (r: OtlpReceiver) => r.script(s);
 
@@ -211,13 +231,8 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
   // 400/413: the daemon drops the batch for good ("retrying the same bytes cannot help").
   // Those turns are not recorded as exported, so a later `ccotel export` delivers them.
   it('400 (refused for good): not retried by watch; a later export delivers the refused turns', async () => {
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    try {
-      const corpus = await makeCorpus(dirs.base, 0);
-      const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+    await inScene(async ({ h, dirs, receiver, started }) => {
+      const { corpus, expected } = await realCorpus(dirs);
       receiver.script([{ status: 400, body: 'refused' }]);
       const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS });
       const running = await h.runDaemon(settings, { backfill: true });
@@ -241,22 +256,14 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
       expect(run.code).toBe(0);
       expect(t.lost).toBe(0);
       expect(t.repeatedDiffering).toBe(0);
-    } finally {
-      await receiver.stop();
-      await dirs.cleanup();
-    }
+    });
   }, 60_000);
 });
 
 describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => {
   it('413 above 20 spans: batches are halved until they pass; every span arrives', async () => {
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    try {
-      const corpus = await makeCorpus(dirs.base, 0);
-      const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+    await inScene(async ({ h, dirs, receiver, started }) => {
+      const { expected } = await realCorpus(dirs);
       receiver.limitSpans(20);
       const running = await h.runDaemon(
         h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS }),
@@ -280,21 +287,13 @@ describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => 
       expect(t.repeated).toBe(0);
       expect(tooBig).toEqual([]);
       expect(statuses).toContain(413);
-    } finally {
-      await receiver.stop();
-      await dirs.cleanup();
-    }
+    });
   }, 120_000);
 
   for (const protocol of ['http/protobuf', 'http/json'] as const)
     it(`partial_success (${protocol}): one warning, not retried; a later export delivers the rest, repeats identical`, async () => {
-      const h = await harness();
-      const dirs = await h.tempDirs();
-      const receiver = await startOtlpReceiver();
-      const started = performance.now();
-      try {
-        const corpus = await makeCorpus(dirs.base, 0);
-        const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+      await inScene(async ({ h, dirs, receiver, started }) => {
+        const { corpus, expected } = await realCorpus(dirs);
         receiver.setMode({ rejectSpans: (n) => Math.ceil(n / 5), message: 'quota exceeded' });
         const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, protocol });
         const running = await h.runDaemon(settings, { backfill: true });
@@ -327,10 +326,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => 
         expect(t.lost).toBe(0);
         expect(t.repeatedDiffering).toBe(0);
         expect(stray).toBe(0);
-      } finally {
-        await receiver.stop();
-        await dirs.cleanup();
-      }
+      });
     }, 120_000);
 });
 
@@ -347,13 +343,8 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
   it.each(damages)(
     'watch-state.json %s between runs: detected, nothing lost, repeats identical',
     async (what, damage, reported) => {
-      const h = await harness();
-      const dirs = await h.tempDirs();
-      const receiver = await startOtlpReceiver();
-      const started = performance.now();
-      try {
-        const corpus = await makeCorpus(dirs.base, 0);
-        const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+      await inScene(async ({ h, dirs, receiver, started }) => {
+        const { corpus, expected } = await realCorpus(dirs);
         const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS });
         const first = await h.runDaemon(settings, { backfill: true });
         await waitUntil(() => received(receiver, expected), 60_000, 'first delivery');
@@ -403,10 +394,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
         expect(noted).toBe(reported);
         expect(t.lost).toBe(0);
         expect(t.repeatedDiffering).toBe(0);
-      } finally {
-        await receiver.stop();
-        await dirs.cleanup();
-      }
+      });
     },
     120_000,
   );
@@ -464,13 +452,8 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
 
   // As for export: the state's temp file pointed at /dev/full makes every save fail with ENOSPC.
   it('a full disk (ENOSPC on every state save): delivery goes on, the failure is logged once, saving resumes', async () => {
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    try {
-      const corpus = await makeCorpus(dirs.base, 0);
-      const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+    await inScene(async ({ h, dirs, receiver, started }) => {
+      const { expected } = await realCorpus(dirs);
       await mkdir(dirs.state, { recursive: true, mode: 0o700 });
       const traps = ['watch-state.json', 'export-state.json'].map((n) =>
         join(dirs.state, `${n}.tmp-${process.pid}`),
@@ -506,20 +489,13 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
       expect(t.lost).toBe(0);
       expect(failures).toBe(1);
       expect(saved).toBe(true);
-    } finally {
-      await receiver.stop();
-      await dirs.cleanup();
-    }
+    });
   }, 90_000);
 });
 
 describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
   it('deleted, truncated mid-line and rewritten while being written: the daemon goes on; nothing of the final files is lost', async () => {
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    try {
+    await inScene(async ({ h, dirs, receiver, started }) => {
       const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS });
       const running = await h.runDaemon(settings);
       await running.daemon.ready;
@@ -582,18 +558,11 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
       expect(t.lost).toBe(0);
       expect(t.repeatedDiffering).toBe(0);
       expect(errors).toEqual([]);
-    } finally {
-      await receiver.stop();
-      await dirs.cleanup();
-    }
+    });
   }, 120_000);
 
   it('malformed lines (invalid UTF-8, NUL padding, a torn line) are logged once each with file and line, rate-limited per file, and counted', async () => {
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    try {
+    await inScene(async ({ h, dirs, receiver, started }) => {
       const running = await h.runDaemon(h.settingsFor(receiver, dirs, { timeoutMs: 800 }));
       await running.daemon.ready;
       const lines = (
@@ -656,10 +625,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
       expect(keys.length - badKeys.length).toBe(10);
       expect(stopped?.malformedLines).toBe(33);
       for (const l of logged) expect(l.level).toBe('warn');
-    } finally {
-      await receiver.stop();
-      await dirs.cleanup();
-    }
+    });
   }, 60_000);
 
   const nobodyProblem = nobodyCannotRun();
@@ -672,13 +638,8 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
     'a project dir it may not read (run as nobody): reported, not silently skipped',
     async () => {
       ensureBuilt();
-      const h = await harness();
-      const dirs = await h.tempDirs();
-      const receiver = await startOtlpReceiver();
-      const started = performance.now();
-      try {
-        const corpus = await makeCorpus(dirs.base, 1);
-        const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+      await inScene(async ({ dirs, receiver, started }) => {
+        const { corpus, expected } = await realCorpus(dirs, 1);
         for (let p = corpus.root; p.length > 1; p = join(p, '..'))
           await chmod(p, 0o755).catch(() => undefined);
         await mkdir(dirs.state, { recursive: true });
@@ -728,10 +689,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
           ok: reported,
         });
         expect(first.stderr, 'the unreadable dir is named').toContain(hidden);
-      } finally {
-        await receiver.stop();
-        await dirs.cleanup();
-      }
+      });
     },
     120_000,
   );
@@ -760,193 +718,186 @@ describe.skipIf(!WATCH_SOURCE)('watch: kill -9 before the first state save', () 
   // (baseline = current size) and never sent. Lost: the turns written in between.
   it('the turns written before the kill are sent after the restart', async () => {
     ensureBuilt();
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    const procs: CliProcess[] = [];
-    const start = (): CliProcess => {
-      const flags = watchFlags(receiver.url, dirs, { logLevel: 'info', idleTimeout: '2s' });
-      const proc = spawnCli(watchArgv(flags), cliEnv(dirs.base));
-      procs.push(proc);
-      return proc;
-    };
-    try {
-      const first = start();
-      await first.watching;
-      const firstLog = first.stderr();
-      // A whole session appears at once (a turn completes), and the daemon dies at once.
-      const text = await readFile(
-        join('fixtures/real', 'marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl'),
-        'utf8',
-      );
-      await writeFile(join(dirs.project, 'live.jsonl'), text);
-      await first.stop('SIGKILL');
-      const savedBeforeKill = (await readdir(dirs.state).catch(() => [] as string[])).includes(
-        'watch-state.json',
-      );
-      const second = start();
-      await second.watching;
-      const secondLog = second.stderr();
-      const expected = await reference(dirs.projects, join(dirs.base, 'ref-state'));
-      await waitUntil(
-        () => received(receiver, expected),
-        15_000,
-        'the session written before the kill',
-      ).catch(() => undefined);
-      await second.stop('SIGTERM');
-      const t = tally(expected, receiver.spans(), 'last');
-      const firstStarts = [firstLog, secondLog]
-        .map((l) => /"firstStart":(true|false)/.exec(l)?.[1] ?? '?')
-        .join(', ');
-      record({
-        name: 'watch: kill -9 before the first state save',
-        t,
-        outcome: `state saved before the kill: ${savedBeforeKill}; firstStart: ${firstStarts}`,
-        repeatsAllowed: 'byte-identical',
-        started,
-        ok: t.lost === 0,
-      });
-      expect(t.lost).toBe(0);
-    } finally {
-      await Promise.all(procs.map((p) => p.stop('SIGKILL')));
-      await receiver.stop();
-      await rm(dirs.base, { recursive: true, force: true });
-    }
+    await inScene(async ({ dirs, receiver, started }) => {
+      const procs: CliProcess[] = [];
+      const start = (): CliProcess => {
+        const flags = watchFlags(receiver.url, dirs, { logLevel: 'info', idleTimeout: '2s' });
+        const proc = spawnCli(watchArgv(flags), cliEnv(dirs.base));
+        procs.push(proc);
+        return proc;
+      };
+      try {
+        const first = start();
+        await first.watching;
+        const firstLog = first.stderr();
+        // A whole session appears at once (a turn completes), and the daemon dies at once.
+        const text = await readFile(
+          join('fixtures/real', 'marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl'),
+          'utf8',
+        );
+        await writeFile(join(dirs.project, 'live.jsonl'), text);
+        await first.stop('SIGKILL');
+        const savedBeforeKill = (await readdir(dirs.state).catch(() => [] as string[])).includes(
+          'watch-state.json',
+        );
+        const second = start();
+        await second.watching;
+        const secondLog = second.stderr();
+        const expected = await reference(dirs.projects, join(dirs.base, 'ref-state'));
+        await waitUntil(
+          () => received(receiver, expected),
+          15_000,
+          'the session written before the kill',
+        ).catch(() => undefined);
+        await second.stop('SIGTERM');
+        const t = tally(expected, receiver.spans(), 'last');
+        const firstStarts = [firstLog, secondLog]
+          .map((l) => /"firstStart":(true|false)/.exec(l)?.[1] ?? '?')
+          .join(', ');
+        record({
+          name: 'watch: kill -9 before the first state save',
+          t,
+          outcome: `state saved before the kill: ${savedBeforeKill}; firstStart: ${firstStarts}`,
+          repeatsAllowed: 'byte-identical',
+          started,
+          ok: t.lost === 0,
+        });
+        expect(t.lost).toBe(0);
+      } finally {
+        await Promise.all(procs.map((p) => p.stop('SIGKILL')));
+      }
+    });
   }, 60_000);
 });
 
 describe.skipIf(!WATCH_SOURCE)('watch: randomized kill -9 soak', () => {
   it(`${ROUNDS} rounds of kill -9 at random moments while transcripts are written: nothing lost, repeats identical (seed ${FUZZ_SEED})`, async () => {
     ensureBuilt();
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const random = prng(FUZZ_SEED);
-    const started = performance.now();
-    const procs: CliProcess[] = [];
-    // A short idle timeout: open turns (the fixtures end mid-turn) are flushed, marked incomplete, as export sends them.
-    const flags = watchFlags(receiver.url, dirs, { logLevel: 'info', idleTimeout: '3s' });
-    const start = (): CliProcess => {
-      const proc = spawnCli(watchArgv(flags), cliEnv(dirs.base));
-      procs.push(proc);
-      return proc;
-    };
-    try {
-      // Six sessions (three real transcripts, each also as a renamed copy), written line by line at random paces.
-      const sources = [
-        'marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl',
-        'marot_spotter__test_fixtures_transcripts__subagent.jsonl',
-        'd-kimuson_claude-code-viewer__mock-global-claude-dir__sample-project__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl',
-      ];
-      const sessions: { file: string; lines: string[] }[] = [];
-      for (const [i, name] of sources.entries()) {
-        const text = await readFile(join('fixtures/real', name), 'utf8');
-        for (const copy of [0, 1])
-          sessions.push({
-            file: join(dirs.project, `k${i}-${copy}.jsonl`),
-            lines: (copy === 0 ? text : renameIds(text, 20 + i))
-              .split('\n')
-              .filter((l) => l.trim() !== ''),
-          });
-      }
-      let written = 0;
-      // Paced so that the writing lasts about as long as the kill rounds do.
-      const spanMs = ROUNDS * 900;
-      // The daemon is up before the first line is written: on a first start, what is
-      // already there is history (sent only with --backfill, which is export's job).
-      let current = start();
-      await current.watching;
-      const writing = Promise.all(
-        sessions.map(async (s) => {
-          for (const line of s.lines) {
-            await appendFile(s.file, `${line}\n`);
-            written += 1;
-            await new Promise((r) =>
-              setTimeout(r, (spanMs / s.lines.length) * (0.2 + random() * 1.6)),
-            );
-          }
-        }),
-      );
-      let kills = 0;
-      let killedBeforeWatching = 0;
-      for (let round = 0; round < ROUNDS; round += 1) {
-        const proc = round === 0 ? current : start();
-        // Some kills land during startup (before the first scan is done), most while running.
-        if (random() < 0.2) {
-          await new Promise((r) => setTimeout(r, random() * 300));
-          killedBeforeWatching += 1;
-        } else {
-          await proc.watching;
-          await new Promise((r) => setTimeout(r, 100 + random() * 1200));
+    await inScene(async ({ dirs, receiver, started }) => {
+      const random = prng(FUZZ_SEED);
+      const procs: CliProcess[] = [];
+      // A short idle timeout: open turns (the fixtures end mid-turn) are flushed, marked incomplete, as export sends them.
+      const flags = watchFlags(receiver.url, dirs, { logLevel: 'info', idleTimeout: '3s' });
+      const start = (): CliProcess => {
+        const proc = spawnCli(watchArgv(flags), cliEnv(dirs.base));
+        procs.push(proc);
+        return proc;
+      };
+      try {
+        // Six sessions (three real transcripts, each also as a renamed copy), written line by line at random paces.
+        const sources = [
+          'marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl',
+          'marot_spotter__test_fixtures_transcripts__subagent.jsonl',
+          'd-kimuson_claude-code-viewer__mock-global-claude-dir__sample-project__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl',
+        ];
+        const sessions: { file: string; lines: string[] }[] = [];
+        for (const [i, name] of sources.entries()) {
+          const text = await readFile(join('fixtures/real', name), 'utf8');
+          for (const copy of [0, 1])
+            sessions.push({
+              file: join(dirs.project, `k${i}-${copy}.jsonl`),
+              lines: (copy === 0 ? text : renameIds(text, 20 + i))
+                .split('\n')
+                .filter((l) => l.trim() !== ''),
+            });
         }
-        await proc.stop('SIGKILL');
-        kills += 1;
-      }
-      current = start();
-      const totalLines = sessions.reduce((n, x) => n + x.lines.length, 0);
-      const linesAtLastKill = written;
-      await writing;
-      const last = current;
-      await last.watching;
-      const expected = await reference(dirs.projects, join(dirs.base, 'ref-state'));
-      let timedOut = false;
-      await waitUntil(
-        () => received(receiver, expected),
-        30_000,
-        'every span after the last restart',
-      ).catch(() => {
-        timedOut = true;
-      });
-      await last.stop('SIGTERM');
-      const t = tally(expected, receiver.spans(), 'last');
-      // Each process' stderr, in start order (each one exits before the next starts).
-      const logs = procs.map((p) => p.stderr());
-      // More than one "first start" means a restart after a kill before the first
-      // state save: the case 'kill -9 before the first state save' isolates it.
-      const firstStartCount = logs.filter((l) => l.includes('"firstStart":true')).length;
-      if (t.lost > 0 || t.unexpected > 0) {
-        const got = new Set(receiver.spans().map(keyOf));
-        const want = new Set(expected.map(keyOf));
-        const firstStarts = logs
-          .map((l) => /"firstStart":(true|false)/.exec(l)?.[1] ?? 'killed before scan')
-          .join(' ');
-        console.log(`soak diagnostics: firstStart per process: ${firstStarts}`);
-        console.log(
-          `lost: ${expected
-            .filter((s) => !got.has(keyOf(s)))
-            .map(
-              (s) => `${s.name} ${s.attributes['gen_ai.conversation.id']} ${s.traceId.slice(0, 8)}`,
-            )
-            .join('; ')}`,
+        let written = 0;
+        // Paced so that the writing lasts about as long as the kill rounds do.
+        const spanMs = ROUNDS * 900;
+        // The daemon is up before the first line is written: on a first start, what is
+        // already there is history (sent only with --backfill, which is export's job).
+        let current = start();
+        await current.watching;
+        const writing = Promise.all(
+          sessions.map(async (s) => {
+            for (const line of s.lines) {
+              await appendFile(s.file, `${line}\n`);
+              written += 1;
+              await new Promise((r) =>
+                setTimeout(r, (spanMs / s.lines.length) * (0.2 + random() * 1.6)),
+              );
+            }
+          }),
         );
-        console.log(
-          `unexpected: ${receiver
-            .spans()
-            .filter((s) => !want.has(keyOf(s)))
-            .map(
-              (s) =>
-                `${s.name} ${s.attributes['gen_ai.conversation.id']} ${s.traceId.slice(0, 8)} incomplete=${String(s.attributes['claude_code.incomplete'] ?? false)}`,
-            )
-            .join('; ')}`,
-        );
+        let kills = 0;
+        let killedBeforeWatching = 0;
+        for (let round = 0; round < ROUNDS; round += 1) {
+          const proc = round === 0 ? current : start();
+          // Some kills land during startup (before the first scan is done), most while running.
+          if (random() < 0.2) {
+            await new Promise((r) => setTimeout(r, random() * 300));
+            killedBeforeWatching += 1;
+          } else {
+            await proc.watching;
+            await new Promise((r) => setTimeout(r, 100 + random() * 1200));
+          }
+          await proc.stop('SIGKILL');
+          kills += 1;
+        }
+        current = start();
+        const totalLines = sessions.reduce((n, x) => n + x.lines.length, 0);
+        const linesAtLastKill = written;
+        await writing;
+        const last = current;
+        await last.watching;
+        const expected = await reference(dirs.projects, join(dirs.base, 'ref-state'));
+        let timedOut = false;
+        await waitUntil(
+          () => received(receiver, expected),
+          30_000,
+          'every span after the last restart',
+        ).catch(() => {
+          timedOut = true;
+        });
+        await last.stop('SIGTERM');
+        const t = tally(expected, receiver.spans(), 'last');
+        // Each process' stderr, in start order (each one exits before the next starts).
+        const logs = procs.map((p) => p.stderr());
+        // More than one "first start" means a restart after a kill before the first
+        // state save: the case 'kill -9 before the first state save' isolates it.
+        const firstStartCount = logs.filter((l) => l.includes('"firstStart":true')).length;
+        if (t.lost > 0 || t.unexpected > 0) {
+          const got = new Set(receiver.spans().map(keyOf));
+          const want = new Set(expected.map(keyOf));
+          const firstStarts = logs
+            .map((l) => /"firstStart":(true|false)/.exec(l)?.[1] ?? 'killed before scan')
+            .join(' ');
+          console.log(`soak diagnostics: firstStart per process: ${firstStarts}`);
+          console.log(
+            `lost: ${expected
+              .filter((s) => !got.has(keyOf(s)))
+              .map(
+                (s) =>
+                  `${s.name} ${s.attributes['gen_ai.conversation.id']} ${s.traceId.slice(0, 8)}`,
+              )
+              .join('; ')}`,
+          );
+          console.log(
+            `unexpected: ${receiver
+              .spans()
+              .filter((s) => !want.has(keyOf(s)))
+              .map(
+                (s) =>
+                  `${s.name} ${s.attributes['gen_ai.conversation.id']} ${s.traceId.slice(0, 8)} incomplete=${String(s.attributes['claude_code.incomplete'] ?? false)}`,
+              )
+              .join('; ')}`,
+          );
+        }
+        record({
+          name: `watch: kill -9 soak, ${kills} rounds (seed ${FUZZ_SEED})`,
+          t,
+          outcome: `${kills} SIGKILLs (${killedBeforeWatching} during startup), ${linesAtLastKill}/${totalLines} lines written by the last; ${firstStartCount} first start(s); ${receiver.requests().length} requests${timedOut ? '; TIMED OUT waiting' : ''}`,
+          repeatsAllowed: 'byte-identical (spans in flight or not yet recorded at the kill)',
+          started,
+          ok: t.lost === 0 && t.repeatedDiffering === 0 && t.unexpected === 0,
+        });
+        expect(kills).toBeGreaterThanOrEqual(20);
+        expect(t.lost).toBe(0);
+        expect(t.repeatedDiffering).toBe(0);
+        expect(t.unexpected).toBe(0);
+      } finally {
+        await Promise.all(procs.map((p) => p.stop('SIGKILL')));
       }
-      record({
-        name: `watch: kill -9 soak, ${kills} rounds (seed ${FUZZ_SEED})`,
-        t,
-        outcome: `${kills} SIGKILLs (${killedBeforeWatching} during startup), ${linesAtLastKill}/${totalLines} lines written by the last; ${firstStartCount} first start(s); ${receiver.requests().length} requests${timedOut ? '; TIMED OUT waiting' : ''}`,
-        repeatsAllowed: 'byte-identical (spans in flight or not yet recorded at the kill)',
-        started,
-        ok: t.lost === 0 && t.repeatedDiffering === 0 && t.unexpected === 0,
-      });
-      expect(kills).toBeGreaterThanOrEqual(20);
-      expect(t.lost).toBe(0);
-      expect(t.repeatedDiffering).toBe(0);
-      expect(t.unexpected).toBe(0);
-    } finally {
-      await Promise.all(procs.map((p) => p.stop('SIGKILL')));
-      await receiver.stop();
-      await rm(dirs.base, { recursive: true, force: true });
-    }
+    });
   }, 300_000);
 });
