@@ -20,11 +20,12 @@ import { cleanExport, exportCorpus } from '../support/export-run.js';
 import {
   canonical,
   createMatrix,
-  keyOf,
   makeCorpus,
   OUTAGE_MS,
   SOAK,
+  strayRepeats,
   tally,
+  unacknowledgedTraces,
   type Corpus,
   type Tally,
 } from '../support/fault-harness.js';
@@ -58,28 +59,6 @@ const noStack = (run: CliRun): void => {
   for (const line of run.stderr.split('\n').filter((l) => l !== ''))
     expect(line).toMatch(/^ccotel: /);
 };
-
-/** Traces of spans that were in a request the receiver did not acknowledge, or acknowledged in part. */
-function unacknowledgedTraces(receiver: OtlpReceiver): Set<string> {
-  return new Set(
-    receiver
-      .requests()
-      .filter((r) => r.status < 200 || r.status >= 300 || (r.rejected ?? 0) > 0)
-      .flatMap((r) => r.spans.map((s) => s.traceId)),
-  );
-}
-
-/** Repeated spans outside the allowed traces (must be none). */
-function strayRepeats(received: DecodedSpan[], allowed: Set<string>): string[] {
-  const seen = new Set<string>();
-  const stray: string[] = [];
-  for (const s of received) {
-    const k = keyOf(s);
-    if (seen.has(k) && !allowed.has(s.traceId)) stray.push(`${s.name} ${k}`);
-    seen.add(k);
-  }
-  return stray;
-}
 
 interface Outcome {
   runs: CliRun[];

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { runCcotel } from '../support/run-cli.js';
+import { waitUntil } from '../support/wait-until.js';
 import { cleanExport, exportCorpus } from '../support/export-run.js';
 import { cliEnv, spawnCli, watchFlags, type CliProcess } from '../support/cli-process.js';
 import {
@@ -56,14 +57,6 @@ function watch(receiver: OtlpReceiver, stateDir: string, ...extra: string[]): Wa
   const proc = spawnCli([CLI, 'watch', ...flags, ...extra], cliEnv(base));
   procs.push(proc);
   return { child: proc.child, stderr: proc.stderr, exited: proc.exited.then((e) => e.code) };
-}
-
-async function waitUntil(test: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const all = (receiver: OtlpReceiver): boolean => {

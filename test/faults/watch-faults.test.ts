@@ -22,6 +22,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver, type Scripted } from '../support/otlp-receiver.js';
 import { runCcotel } from '../support/run-cli.js';
+import { waitUntil } from '../support/wait-until.js';
 import { cleanExport, exportCorpus } from '../support/export-run.js';
 import { cliEnv, spawnCli, watchFlags, type CliProcess } from '../support/cli-process.js';
 import {
@@ -33,13 +34,17 @@ import {
   OUTAGE_MS,
   renameIds,
   SOAK,
+  strayRepeats,
   tally,
+  unacknowledgedTraces,
   WATCH_SOURCE,
   watchArgv,
   type Tally,
   nobodyCannotRun,
 } from '../support/fault-harness.js';
 import { FUZZ_SEED } from '../support/fuzz-config.js';
+// The soak's timing is replayable with CCOTEL_FUZZ_SEED: a seeded PRNG.
+import { mulberry32 } from '../../bench/lib/prng.mjs';
 
 /** The fixtures' last turns have no turn_duration: their roots leave once the session is quiet this long. */
 const QUIET_MS = 1500;
@@ -91,35 +96,6 @@ async function realCorpus(dirs: Scene['dirs'], copies = 0) {
   return { corpus, expected: await reference(corpus.root, join(dirs.base, 'ref-state')) };
 }
 
-function unacknowledgedTraces(receiver: OtlpReceiver): Set<string> {
-  return new Set(
-    receiver
-      .requests()
-      .filter((r) => r.status < 200 || r.status >= 300 || (r.rejected ?? 0) > 0)
-      .flatMap((r) => r.spans.map((s) => s.traceId)),
-  );
-}
-
-function strayRepeats(received: DecodedSpan[], allowed: Set<string>): number {
-  const seen = new Set<string>();
-  let stray = 0;
-  for (const s of received) {
-    const k = keyOf(s);
-    if (seen.has(k) && !allowed.has(s.traceId)) stray += 1;
-    seen.add(k);
-  }
-  return stray;
-}
-
-async function waitUntil(test: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const received = (receiver: OtlpReceiver, expected: DecodedSpan[]): boolean => {
   const got = new Set(receiver.spans().map(keyOf));
   return expected.every((s) => got.has(keyOf(s)));
@@ -167,7 +143,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
         await waitUntil(() => received(receiver, expected), 90_000, `all ${expected.length} spans`);
         await running.daemon.settled();
         const t = tally(expected, receiver.spans(), 'last');
-        const stray = strayRepeats(receiver.spans(), unacknowledgedTraces(receiver));
+        const stray = strayRepeats(receiver.spans(), unacknowledgedTraces(receiver)).length;
         const statuses = receiver.requests().map((r) => r.status);
         const outage = running.logs.lines.filter((l) =>
           /collector (unreachable|reachable again)/.test(l.msg),
@@ -310,7 +286,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => 
         receiver.setMode('accept');
         const run = await exportCorpus(receiver.url, dirs.state, corpus.root);
         const t = tally(expected, receiver.spans());
-        const stray = strayRepeats(receiver.spans(), unacknowledgedTraces(receiver));
+        const stray = strayRepeats(receiver.spans(), unacknowledgedTraces(receiver)).length;
         record({
           name: `watch: partial_success 1 in 5 (${protocol}), then export`,
           t,
@@ -699,18 +675,6 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
 
 const ROUNDS = Number(process.env.CCOTEL_KILL_ROUNDS ?? (SOAK ? 60 : 20));
 
-/** A small seeded PRNG (mulberry32): the soak's timing is replayable with CCOTEL_FUZZ_SEED. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe.skipIf(!WATCH_SOURCE)('watch: kill -9 before the first state save', () => {
   // Found by the soak (seed 2): "first start" is decided by watch-state.json being
   // absent. A daemon killed before it first saves leaves none, so the next start is a
@@ -774,7 +738,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: randomized kill -9 soak', () => {
   it(`${ROUNDS} rounds of kill -9 at random moments while transcripts are written: nothing lost, repeats identical (seed ${FUZZ_SEED})`, async () => {
     ensureBuilt();
     await inScene(async ({ dirs, receiver, started }) => {
-      const random = prng(FUZZ_SEED);
+      const random = mulberry32(FUZZ_SEED);
       const procs: CliProcess[] = [];
       // A short idle timeout: open turns (the fixtures end mid-turn) are flushed, marked incomplete, as export sends them.
       const flags = watchFlags(receiver.url, dirs, { logLevel: 'info', idleTimeout: '3s' });

@@ -20,6 +20,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { DecodedSpan } from './otlp-decode.js';
+import type { OtlpReceiver } from './otlp-receiver.js';
 import { decodeOtlpRequest, encodeExportResponse, encodingOf } from './otlp-decode.js';
 
 export const REAL = 'fixtures/real';
@@ -151,6 +152,30 @@ export function tally(
     unexpected,
     mismatched,
   };
+}
+
+// ---- repeats a fault may cause ----
+
+/** Traces of spans that were in a request the receiver did not acknowledge, or acknowledged in part. */
+export function unacknowledgedTraces(receiver: Pick<OtlpReceiver, 'requests'>): Set<string> {
+  return new Set(
+    receiver
+      .requests()
+      .filter((r) => r.status < 200 || r.status >= 300 || (r.rejected ?? 0) > 0)
+      .flatMap((r) => r.spans.map((s) => s.traceId)),
+  );
+}
+
+/** Repeated spans outside the allowed traces, as "name trace/span" (must be none). */
+export function strayRepeats(received: DecodedSpan[], allowed: Set<string>): string[] {
+  const seen = new Set<string>();
+  const stray: string[] = [];
+  for (const s of received) {
+    const k = keyOf(s);
+    if (seen.has(k) && !allowed.has(s.traceId)) stray.push(`${s.name} ${k}`);
+    seen.add(k);
+  }
+  return stray;
 }
 
 // ---- the matrix ----
