@@ -4,6 +4,7 @@ import { UserError } from '../../core/user-error.js';
 import { defaultStateDir, loadConfig } from '../../adapters/config-loader.js';
 import { DEFAULT_STALE_AFTER_MS } from '../../core/session-status.js';
 import { parseCommandArgs } from '../parse-args.js';
+import { formatWarnings } from '../format-warnings.js';
 import type { CommandIo } from '../command-io.js';
 
 // --now is deliberately left out of the help: it exists so tests get stable
@@ -76,6 +77,9 @@ export async function runStatusCommand(argv: string[], io: CommandIo): Promise<n
     format: values.json === true ? 'json' : 'table',
     stateDir: stateDirOf(io.env),
   });
+  // Bad lines are problems with the input: printed as export prints them, --json or not.
+  const warned = formatWarnings(result.warnings);
+  if (warned !== '') io.stderr(warned);
   for (const note of result.notes) io.stderr(`ccotel: ${note}\n`);
   io.stdout(result.stdout);
   return 0;
