@@ -14,9 +14,11 @@ export const STATUS_HELP = `Usage: ccotel status [options]
 Lists the sessions active in the last hours and whose move it is, read from
 the transcripts alone: working, your_turn, api_error, interrupted, or unknown
 (not enough data — e.g. a session "working" with no event for --stale-minutes).
+Malformed transcript lines of the sessions listed are warnings on stderr.
 
 Options:
   --json                 print a JSON array, one object per session, newest first
+                         ("malformedLines": N on a session with bad lines)
   --hours N              sessions with an event in the last N hours (default 24)
   --stale-minutes N      report "working" with no event for N minutes as unknown (default 30)
   --projects-dir DIR     where the transcripts are (default: $CLAUDE_CONFIG_DIR/projects,
