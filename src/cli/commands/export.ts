@@ -7,7 +7,7 @@ import { runExport, type ExportSummary } from '../../app/export.js';
 import { cleanupWarnings } from '../../app/cleanup-warning.js';
 import { countingSink, fileSink, otlpSink, type SpanSink } from '../../app/span-sink.js';
 import { parseCommandArgs } from '../parse-args.js';
-import { exportContext, SETTINGS_FLAGS, SETTINGS_HELP } from '../settings-flags.js';
+import { exportSettings, resourceOf, SETTINGS_FLAGS, SETTINGS_HELP } from '../settings-flags.js';
 import { formatWarnings } from '../format-warnings.js';
 import type { CommandIo } from '../command-io.js';
 import type { PriceTable } from '../../core/pricing.js';
@@ -105,7 +105,8 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
     io.stdout(EXPORT_HELP);
     return 0;
   }
-  const { settings, prices, resource } = await exportContext(values, io.env);
+  // A dry run builds no resource: the OTel packages behind it stay unloaded.
+  const { settings, prices } = await exportSettings(values, io.env);
   const dryRun = values['dry-run'] === true;
   const out = values.out;
   if (dryRun && out !== undefined)
@@ -117,9 +118,9 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
   const sink = dryRun
     ? countingSink()
     : outFile !== null
-      ? fileSink(outFile, resource)
+      ? fileSink(outFile, resourceOf(settings))
       : outage.watch(
-          otlpSink(settings, resource, {
+          otlpSink(settings, resourceOf(settings), {
             maxRetries: 5,
             maxBackoffMs: 5000,
             onRetry: (f, delay) => outage.onRetry(f, delay),
