@@ -254,21 +254,91 @@ function writeAttributes(
   }
 }
 
+/**
+ * Per span attribute key, the value it had on the span before and, once a
+ * value came twice in a row, its whole encoded Span.attributes field: most of
+ * a span's attributes repeat those of the span before (session and
+ * conversation ids, models, agent and tool types, zero counts), and copying
+ * the field skips the key, the value's encoding and the length fix-ups.
+ * Primitives only: an array or object could change under the same reference.
+ */
+interface RepeatedAttribute {
+  value: unknown;
+  field: Uint8Array | null;
+}
+const repeated = new Map<string, RepeatedAttribute>();
+
+const isPrimitive = (v: unknown): boolean =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+function copyBytes(bytes: Uint8Array): void {
+  ensure(bytes.length);
+  if (bytes.length > 48) {
+    buf.set(bytes, pos);
+    pos += bytes.length;
+    return;
+  }
+  const b = buf;
+  let p = pos;
+  for (let i = 0; i < bytes.length; i += 1) b[p++] = bytes[i] as number;
+  pos = p;
+}
+
+/** Span.attributes (field 9): writeAttributes(attributes, 9), a repeated attribute copied whole. */
+function writeSpanAttributes(attributes: Record<string, AttributeValue>): void {
+  for (const key in attributes) {
+    if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue;
+    const value = attributes[key];
+    const seen = repeated.get(key);
+    if (seen !== undefined && seen.field !== null && seen.value === value) {
+      copyBytes(seen.field);
+      continue;
+    }
+    const start = pos;
+    tag(9, 2);
+    const at = open(1);
+    writeKeyValue(key, value);
+    close(at, 1);
+    if (seen === undefined) {
+      if (repeated.size < 10_000) repeated.set(key, { value, field: null });
+    } else if (seen.value === value && isPrimitive(value)) seen.field = buf.slice(start, pos);
+    else {
+      seen.value = value;
+      seen.field = null;
+    }
+  }
+}
+
 /** span_flags: TraceFlags.SAMPLED (1) with CONTEXT_HAS_IS_REMOTE set and IS_REMOTE clear. */
 const SPAN_FLAGS = 0x101;
 /** SpanKind + 1 (the proto reserves 0 for "unspecified"): INTERNAL is 0, CLIENT 2. */
 const KIND = { INTERNAL: 1, CLIENT: 3 } as const;
 const STATUS_CODE = { UNSET: 0, OK: 1, ERROR: 2 } as const;
 
+/** An id field as written last: a turn's spans share the trace id, and siblings their parent. */
+interface IdField {
+  hex: string;
+  field: Uint8Array;
+}
+const lastTrace: IdField = { hex: '', field: new Uint8Array(0) };
+const lastParent: IdField = { hex: '', field: new Uint8Array(0) };
+
+/** Field `field` holding the id `hex` as bytes, copied when it is the one written last. */
+function writeIdField(field: number, hex: string, last: IdField): void {
+  if (hex === last.hex) return copyBytes(last.field);
+  const start = pos;
+  tag(field, 2);
+  writeHexBytes(hex);
+  last.hex = hex;
+  last.field = buf.slice(start, pos);
+}
+
 function writeSpan(span: SpanData): void {
-  tag(1, 2);
-  writeHexBytes(span.traceId);
+  writeIdField(1, span.traceId, lastTrace);
   tag(2, 2);
   writeHexBytes(span.spanId);
-  if (span.parentSpanId !== null && span.parentSpanId !== '') {
-    tag(4, 2);
-    writeHexBytes(span.parentSpanId);
-  }
+  if (span.parentSpanId !== null && span.parentSpanId !== '')
+    writeIdField(4, span.parentSpanId, lastParent);
   tag(5, 2);
   writeString(span.name);
   tag(6, 0);
@@ -277,7 +347,7 @@ function writeSpan(span: SpanData): void {
   writeTime(span.startMs);
   tag(8, 1);
   writeTime(Math.max(span.startMs, span.endMs));
-  writeAttributes(span.attributes, 9);
+  writeSpanAttributes(span.attributes);
   tag(10, 0);
   writeVarint(0);
   tag(12, 0);
