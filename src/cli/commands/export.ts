@@ -84,6 +84,7 @@ function outageReporter(io: CommandIo, quiet: boolean) {
     watch(sink: SpanSink): SpanSink {
       return {
         description: sink.description,
+        takesEncoded: sink.takesEncoded === true,
         send: async (spans, encoded) => {
           const result = await sink.send(spans, encoded);
           if (since !== null && result.parts.length > 0) {
