@@ -13,9 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchArgs, parseSize } from './lib/args.mjs';
-import { ensureCorpus } from './lib/corpus.mjs';
 import {
-  backgroundLoad,
   mbps,
   median,
   printTable,
@@ -24,6 +22,7 @@ import {
   runWorkload,
   writeResult,
 } from './lib/report.mjs';
+import { throughputCorpus } from './lib/throughput-corpus.mjs';
 
 const HELP = `Usage: node bench/convert-throughput.mjs [--size 200MB] [--seed N] [--runs N] [--workers N]
        [--variants baseline,reference,reader,whole,shipped,workers] [--corpus PROJECTS_DIR] [--name NAME] [--no-phases]
@@ -72,19 +71,12 @@ const variants = args.variants
   .split(',')
   .map((v) => v.trim())
   .flatMap((v) => (before === null || v === 'baseline' ? [v] : [v, `${v}@before`]));
-const corpus =
-  args.corpus ??
-  ensureCorpus({
-    size,
-    seed,
-    progressShare: Number(args['progress-share']),
-    log: (m) => process.stdout.write(`${m}\n`),
-  }).projectsDir;
-
-const load = await backgroundLoad();
-process.stdout.write(
-  `corpus ${corpus}; other load on the machine before the runs: ${load ?? '?'}% of all cores\n`,
-);
+const { projectsDir: corpus, load } = await throughputCorpus({
+  corpus: args.corpus,
+  size,
+  seed,
+  progressShare: Number(args['progress-share']),
+});
 
 /** The whole `ccotel export` command over the corpus; `--out`'s file is hashed, then deleted. */
 async function exportCommand(extra, env) {

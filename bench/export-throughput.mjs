@@ -9,9 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchArgs, parseSize } from './lib/args.mjs';
-import { ensureCorpus } from './lib/corpus.mjs';
 import {
-  backgroundLoad,
   forkReceiver,
   median,
   printTable,
@@ -20,6 +18,7 @@ import {
   runWorkload,
   writeResult,
 } from './lib/report.mjs';
+import { throughputCorpus } from './lib/throughput-corpus.mjs';
 
 const HELP = `Usage: node bench/export-throughput.mjs [--size 200MB] [--seed N] [--runs N] [--corpus PROJECTS_DIR] [--name NAME]
        [--before DIST]   the export cases also run against that build (name@before), interleaved\n`;
@@ -39,17 +38,11 @@ if (args.help === true) {
 
 const runs = Math.max(1, Number(args.runs));
 const before = args.before === undefined ? null : resolve(args.before);
-const corpus =
-  args.corpus ??
-  ensureCorpus({
-    size: parseSize(args.size),
-    seed: Number(args.seed),
-    log: (m) => process.stdout.write(`${m}\n`),
-  }).projectsDir;
-const load = await backgroundLoad();
-process.stdout.write(
-  `corpus ${corpus}; other load on the machine before the runs: ${load ?? '?'}% of all cores\n`,
-);
+const { projectsDir: corpus, load } = await throughputCorpus({
+  corpus: args.corpus,
+  size: parseSize(args.size),
+  seed: Number(args.seed),
+});
 
 /** One measured case against a fresh receiver process. */
 async function measure(name, send) {

@@ -19,13 +19,13 @@
 // with a 50 KB tool result, as a Read of a large file gives), and reports the
 // daemon's CPU time per appended line (utime+stime from /proc, over the
 // measured turns): a live session must cost per line, not per session size.
-import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchArgs, formatSize, parseSize } from './lib/args.mjs';
 import { FIXTURES, ROOT, idPattern, makeRewriter } from './lib/corpus.mjs';
 import { nowMs } from './lib/receiver.mjs';
+import { spawnWatchDaemon } from './lib/watch-daemon.mjs';
 import {
   backgroundLoad,
   forkReceiver,
@@ -139,36 +139,21 @@ async function runOnce(historyBytes) {
   const receiver = await forkReceiver(
     `toolu_[A-Za-z0-9]{${toolIdLength}}|msg_[A-Za-z0-9]{${msgIdLength}}|bench turn -?\\d+`,
   );
-  const daemon = spawn(
-    process.execPath,
-    [
-      args.cli,
-      'watch',
-      '--projects-dir',
-      projects,
-      '--endpoint',
-      receiver.url,
-      '--state-dir',
-      stateDir,
-      '--log-level',
-      'warn',
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH, HOME: dir },
-    },
-  );
-  let daemonErr = '';
-  daemon.stderr.on('data', (d) => (daemonErr += d));
-  daemon.stdout.on('data', () => undefined);
-  const exited = new Promise((resolve) => daemon.once('exit', (code) => resolve(code)));
+  const watch = spawnWatchDaemon({
+    cli: args.cli,
+    projects,
+    endpoint: receiver.url,
+    stateDir,
+    logLevel: 'warn',
+    home: dir,
+  });
+  const daemon = watch.child;
+  const { exited } = watch;
   let stopped = false;
   const stopAll = async () => {
     if (stopped) return;
     stopped = true;
-    if (daemon.exitCode === null) daemon.kill('SIGTERM');
-    await within(exited, 10_000);
-    if (daemon.exitCode === null) daemon.kill('SIGKILL');
+    await watch.stop();
     await receiver.stop();
     rmSync(dir, { recursive: true, force: true });
   };
@@ -176,16 +161,16 @@ async function runOnce(historyBytes) {
   const early = await within(exited, 1500, null);
   if (early !== null) {
     await stopAll();
-    if (early === 2 && /unknown command/.test(daemonErr)) {
+    if (early === 2 && /unknown command/.test(watch.stderr())) {
       process.stdout.write('skipped: watch not available\n');
       writeResult(args.name, { skipped: 'watch not available' });
       return;
     }
-    throw new Error(`ccotel watch exited with code ${early}: ${daemonErr.trim().slice(-500)}`);
+    throw new Error(`ccotel watch exited with code ${early}: ${watch.stderr().trim().slice(-500)}`);
   }
 
   try {
-    return await measure(receiver, daemon, load, () => daemonErr, sessions, historyBytes);
+    return await measure(receiver, daemon, load, watch.stderr, sessions, historyBytes);
   } finally {
     await stopAll();
   }

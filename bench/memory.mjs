@@ -11,7 +11,6 @@
 // --before DIST also runs each `ccotel export` against another build (a copy of
 // dist/ from before a change), right after this build's: an A/B in one run.
 // Each measured process is its own child: getrusage maxRSS, or /proc VmHWM for the daemon.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -34,6 +33,7 @@ import {
   within,
   writeResult,
 } from './lib/report.mjs';
+import { spawnWatchDaemon } from './lib/watch-daemon.mjs';
 
 const HELP = `Usage: node bench/memory.mjs [--size 200MB] [--single 1GB] [--files 10000] [--skip corpus,single,daemon]
        [--corpus PROJECTS_DIR] [--out DIR] [--cli PATH] [--keep] [--name NAME]
@@ -238,39 +238,31 @@ const cpuTicks = (pid) => {
 /** Starts the daemon; resolves once it is quiet (no CPU for a second), or reports it unavailable. */
 async function startDaemon(projects, state, endpoint) {
   const t0 = performance.now();
-  const child = spawn(
-    process.execPath,
-    [
-      args.cli,
-      'watch',
-      '--projects-dir',
-      projects,
-      '--endpoint',
-      endpoint,
-      '--state-dir',
-      state,
-      '--log-level',
-      'info',
-    ],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { PATH: process.env.PATH, HOME: state },
-    },
-  );
-  let stderr = '';
-  let watchingAt = null;
-  child.stderr.on('data', (d) => {
-    stderr += d;
-    if (watchingAt === null && /"msg":"watching"/.test(stderr)) watchingAt = performance.now();
+  const watch = spawnWatchDaemon({
+    cli: args.cli,
+    projects,
+    endpoint,
+    stateDir: state,
+    logLevel: 'info',
+    home: state,
   });
-  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  const { child, exited } = watch;
+  let watchingAt = null;
+  child.stderr.on('data', () => {
+    if (watchingAt === null && /"msg":"watching"/.test(watch.stderr()))
+      watchingAt = performance.now();
+  });
   const deadline = Date.now() + 120_000;
   let quietSince = null;
   let lastTicks = null;
   while (Date.now() < deadline) {
     const code = await within(exited, 100);
     if (code !== undefined)
-      return { unavailable: code === 2 && /unknown command/.test(stderr), code, stderr };
+      return {
+        unavailable: code === 2 && /unknown command/.test(watch.stderr()),
+        code,
+        stderr: watch.stderr(),
+      };
     if (watchingAt === null) continue;
     const ticks = cpuTicks(child.pid);
     if (ticks !== null && ticks === lastTicks) {
@@ -280,18 +272,13 @@ async function startDaemon(projects, state, endpoint) {
     lastTicks = ticks;
   }
   const memory = rssOf(child.pid);
-  const stop = async () => {
-    child.kill('SIGTERM');
-    await within(exited, 10_000);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  };
   return {
     unavailable: false,
     startupSeconds: watchingAt === null ? null : round((watchingAt - t0) / 1000, 2),
     quietSeconds: quietSince === null ? null : round((quietSince - t0) / 1000, 2),
     ...memory,
-    stop,
-    stderr: () => stderr,
+    stop: watch.stop,
+    stderr: watch.stderr,
   };
 }
 

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 /* global document, requestAnimationFrame */
 import { chromium } from 'playwright-core';
 import { benchArgs } from './lib/args.mjs';
+import { CHROMIUM, CHROMIUM_ARGS } from './lib/chromium-flags.mjs';
 import { ROOT } from './lib/corpus.mjs';
 import { writeLongSession } from './lib/long-session.mjs';
 import { printTable, writeResult } from './lib/report.mjs';
@@ -32,15 +33,6 @@ if (args.help === true) {
 }
 const runs = Number(args.runs);
 const RUN_CLI = join(ROOT, 'bench', 'lib', 'run-cli.mjs');
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -129,9 +121,9 @@ try {
   const med = (list, key) => median(list.map((r) => r[key]));
 
   const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS],
   });
   const bigPage = [];
   const smallPage = [];

@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 /* global window */
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../bench/lib/chromium-flags.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const img = join(root, 'docs', 'img');
@@ -35,17 +36,9 @@ const escape = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/
 
 const dir = mkdtempSync(join(tmpdir(), 'ccotel-shots-'));
 const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
+  executablePath: CHROMIUM,
   headless: true,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
+  args: [...CHROMIUM_ARGS],
 });
 try {
   const demo = join(dir, 'demo.html');

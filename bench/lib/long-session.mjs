@@ -6,6 +6,7 @@
 // few hundred calls) and bench/show-views.mjs (5,000 calls).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { mulberry32 } from './prng.mjs';
 
 const CWD = '/home/dev/projects/payments-gateway';
 const PROMPTS = [
@@ -37,18 +38,6 @@ const FILES = [
 ];
 const AGENT_TYPES = ['Explore', 'Plan', 'general-purpose'];
 
-/** Small deterministic PRNG (mulberry32). */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const hex = (n, width) => n.toString(16).padStart(width, '0');
 
 /**
@@ -66,7 +55,7 @@ export function writeLongSession(options) {
     agentEvery = 5,
     errorEvery = 7,
   } = options;
-  const rand = random(seed);
+  const rand = mulberry32(seed);
   const pick = (list) => list[Math.floor(rand() * list.length)];
   const sessionId = `${hex(seed, 8)}-1111-4222-8333-444444444444`;
   let uuidN = 0;

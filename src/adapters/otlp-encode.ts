@@ -17,6 +17,10 @@ import { encodeJson } from './otlp-json.js';
 export {
   assembleRequest,
   encodeSpanFields,
+  rangesOf,
+  RequestBuffer,
+  spanCountOf,
+  spanIdOf,
   type EncodedSpans,
   type SpanRange,
 } from './otlp-protobuf.js';

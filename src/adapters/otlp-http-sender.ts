@@ -5,11 +5,8 @@
 // spans; a backfill and a daemon need to decide themselves when to give up.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { promisify } from 'node:util';
-import { gzip as gzipCb } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { readPartialSuccess, type PartialSuccess } from './otlp-response.js';
-
-const gzip = promisify(gzipCb);
 
 export interface SenderOptions {
   /** Full URL of the traces endpoint (…/v1/traces). */
@@ -175,7 +172,12 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 export async function sendOtlp(payload: Uint8Array, options: SenderOptions): Promise<SendResult> {
-  const body = options.compression === 'gzip' ? await gzip(payload) : payload;
+  // Compressed here, on the main thread (~3.5 ms for a 400 KB request), not
+  // on the thread pool: zlib sets up each stream's state (~270 KB) in the
+  // thread that first runs it, so the pool's threads each grew a malloc arena
+  // of freed states, and gzip export peaked 20-40 MB above plain export; and
+  // the main thread waited for its turn on the pool (docs/benchmarks.md, step 32).
+  const body = options.compression === 'gzip' ? gzipSync(payload) : payload;
   let backoff = options.initialBackoffMs;
   for (let attempts = 1; ; attempts += 1) {
     const answer = await attempt(body, options);

@@ -1,9 +1,18 @@
 // The OTLP resource every span shares: service.name (default claude-code,
 // OTEL_SERVICE_NAME), host.name, OTEL_RESOURCE_ATTRIBUTES and --resource k=v
 // (later wins). One object for all spans: the serializer groups by identity.
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
-import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import type { Resource } from '@opentelemetry/resources';
 import { UserError } from '../core/user-error.js';
+
+// @opentelemetry/resources (with its detectors, api, core and semantic
+// conventions) is loaded when a resource is first built, not with this
+// module: its loading took ~80 ms of CPU, and a dry run needs no resource, nor
+// does the config loader, which imports parseKeyValueList from here.
+const require = createRequire(import.meta.url);
+const resources = (): typeof import('@opentelemetry/resources') =>
+  require('@opentelemetry/resources');
 
 export const DEFAULT_SERVICE_NAME = 'claude-code';
 
@@ -32,7 +41,7 @@ export interface ResourceSettings {
 }
 
 export function buildResource(settings: ResourceSettings): Resource {
-  return resourceFromAttributes({
+  return resources().resourceFromAttributes({
     'host.name': hostname(),
     ...settings.attributes,
     'service.name': settings.serviceName,

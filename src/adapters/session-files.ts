@@ -71,12 +71,25 @@ const isDirSync = (path: string): boolean => statOrNull(path)?.isDirectory() ?? 
 /** Entries of a dir, sorted by name (throws the readdir error). */
 export function readDirEntries(dir: string): DirEntry[] {
   const dirents: Dirent[] = readdirSync(dir, { withFileTypes: true });
-  const out: DirEntry[] = dirents.map((d) => ({
-    name: d.name,
-    // Only a symlink needs a stat to know what it points to.
-    isDir: d.isDirectory() || (d.isSymbolicLink() && isDirSync(join(dir, d.name))),
-  }));
-  return out.sort(byName);
+  const out: DirEntry[] = [];
+  for (const d of dirents)
+    out.push({
+      name: d.name,
+      // Only a symlink needs a stat to know what it points to.
+      isDir: d.isDirectory() || (d.isSymbolicLink() && isDirSync(join(dir, d.name))),
+    });
+  // Most session dirs hold one entry (subagents/).
+  return out.length > 1 ? out.sort(byName) : out;
+}
+
+/**
+ * What join(dir, name) puts before a plain name (one path component, as
+ * readdir gives): the paths of a listing are this plus the name, without a
+ * join (a normalisation of the whole path) per entry, which was ~15 % of
+ * discovery on 10,000 small files.
+ */
+function childPrefix(dir: string): string {
+  return join(dir, 'x').slice(0, -1);
 }
 
 /** Reads the disk for each listing. */
@@ -139,9 +152,10 @@ export function subagentFilesSync(
 ): { agents: AgentFile[]; metas: string[] } {
   const agents: AgentFile[] = [];
   const metas: string[] = [];
-  const walk = (dir: string, depth: number): void => {
+  // `prefix` is the dir's path as join() gives it, with a trailing slash.
+  const walk = (dir: string, prefix: string, depth: number): void => {
     for (const { name, isDir } of source.list(dir)) {
-      const path = join(dir, name);
+      const path = prefix + name;
       const agent = AGENT_FILE.exec(name);
       if (agent?.[1] !== undefined) agents.push({ agentId: agent[1], file: path });
       else if (META_FILE.test(name)) metas.push(path);
@@ -150,11 +164,11 @@ export function subagentFilesSync(
         isDir &&
         (name === 'subagents' || name === 'workflows' || name.startsWith('wf_'))
       ) {
-        walk(path, depth + 1);
+        walk(path, `${path}/`, depth + 1);
       }
     }
   };
-  walk(sessionDir, 0);
+  walk(sessionDir, childPrefix(sessionDir), 0);
   return { agents, metas };
 }
 
@@ -175,22 +189,23 @@ export function sessionsInProjectSync(
   for (const e of entries) if (e.isDir) subdirs.add(e.name);
   const flatAgents: AgentFile[] = [];
   const sessions: SessionFiles[] = [];
+  const prefix = childPrefix(projectDir);
   for (const { name } of entries) {
     if (!name.endsWith('.jsonl')) continue;
-    const agent = AGENT_FILE.exec(name);
+    const agent = name.startsWith('agent-') ? AGENT_FILE.exec(name) : null;
     if (agent?.[1] !== undefined) {
-      flatAgents.push({ agentId: agent[1], file: join(projectDir, name) });
+      flatAgents.push({ agentId: agent[1], file: prefix + name });
       continue;
     }
     const sessionId = name.slice(0, -'.jsonl'.length);
     // 2.1.x: the session's sub-agents live in a dir named after it, when there is one.
     const { agents, metas } = subdirs.has(sessionId)
-      ? subagentFilesSync(join(projectDir, sessionId), source)
+      ? subagentFilesSync(prefix + sessionId, source)
       : { agents: [], metas: [] };
     sessions.push({
       sessionId,
       projectDir,
-      mainFile: join(projectDir, name),
+      mainFile: prefix + name,
       agentFiles: agents,
       metaFiles: metas,
     });

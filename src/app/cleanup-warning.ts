@@ -73,14 +73,19 @@ function listSessions(roots: string[]): SessionFiles[] {
  */
 function transcriptsOnce(sessions: SessionFiles[]): { files: SessionFiles; mtimeMs: number }[] {
   const out: { files: SessionFiles; mtimeMs: number }[] = [];
-  const kept = new Map<string, string[]>();
+  // Keyed by the inode number alone, the device compared within: a
+  // `${dev}:${ino}` string per transcript was a third of this loop's own time.
+  const kept = new Map<number, { dev: number; files: string[] }[]>();
   for (const s of sessions) {
     const info = statOrNull(s.mainFile);
     if (info === null) continue;
-    const key = `${info.dev}:${info.ino}`;
-    const same = kept.get(key);
-    if (same === undefined) kept.set(key, [s.mainFile]);
-    else {
+    const onInode = kept.get(info.ino);
+    const same = onInode?.find((k) => k.dev === info.dev)?.files;
+    if (same === undefined) {
+      const entry = { dev: info.dev, files: [s.mainFile] };
+      if (onInode === undefined) kept.set(info.ino, [entry]);
+      else onInode.push(entry);
+    } else {
       const real = realPathOf(s.mainFile);
       if (same.some((f) => realPathOf(f) === real)) continue;
       same.push(s.mainFile);

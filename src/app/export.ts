@@ -172,6 +172,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   const encode = !options.readOnlyState || (!options.force && Object.keys(state.turns).length > 0);
   // A dry run with nothing to compare only counts: no span is built either.
   const work: SpanWork = encode ? 'encode' : sink.countsOnly === true ? 'count' : 'spans';
+  // The sink assembles requests from the turns' encoded fields: the batch holds no span.
+  const fieldsOnly = encode && sink.takesEncoded === true;
   const seenTraces = new Set<string>();
   const unknownModels = new Set<string>();
   const maxBatch = settings.maxBatchSpans;
@@ -248,7 +250,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     return outcome.ok;
   };
   const flush = async (): Promise<boolean> => {
-    if (batch.length === 0) return true;
+    if (batchOwners.length === 0) return true;
     const spans = batch;
     const ranges = batchRanges;
     const owners = batchOwners;
@@ -295,16 +297,16 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       };
       // The turn's spans fill batches of maxBatch, a turn cut across two if need be.
       for (let from = 0; from < turn.spans.length;) {
-        const to = Math.min(turn.spans.length, from + maxBatch - batch.length);
+        const to = Math.min(turn.spans.length, from + maxBatch - batchOwners.length);
         for (let i = from; i < to; i++) {
-          batch.push(turn.spans[i] as SpanData);
+          if (!fieldsOnly) batch.push(turn.spans[i] as SpanData);
           batchOwners.push(pending);
         }
         batchRanges.push({ encoded: turn.encoded, from, to });
         pending.remaining -= to - from;
         batchTurns.push(pending);
         from = to;
-        if (batch.length >= maxBatch && !(await flush())) {
+        if (batchOwners.length >= maxBatch && !(await flush())) {
           stopped = true;
           // Nothing more can be delivered: stop reading the session too.
           return false;

@@ -9,6 +9,10 @@ import {
   assembleRequest,
   contentTypeOf,
   encodeSpans,
+  rangesOf,
+  RequestBuffer,
+  spanCountOf,
+  spanIdOf,
   type SpanRange,
 } from '../adapters/otlp-encode.js';
 import { encodeJsonLine } from '../adapters/otlp-json.js';
@@ -41,6 +45,13 @@ export interface SpanSink {
   readonly description: string;
   /** Takes only the number of spans (a dry run): export may count turns' spans instead of building them. */
   readonly countsOnly?: boolean;
+  /**
+   * Needs only `encoded` when it is given: `spans` may then be empty. Export
+   * then holds no span of a batch while it fills and travels: the spans it
+   * held were most of what survived into V8's old space, and of export's peak
+   * RSS (docs/benchmarks.md, step 30).
+   */
+  readonly takesEncoded?: boolean;
   /**
    * `encoded`, when given, holds the same spans already encoded as protobuf
    * span fields (export has them from hashing each turn): the protobuf
@@ -98,54 +109,81 @@ export function otlpSink(settings: Settings, resource: Resource, retry: RetryPol
     });
   // Learned from a 413: the largest request size (in spans) worth trying.
   let cap = Infinity;
+  // Whole-batch requests are assembled in one buffer, request after request:
+  // a request is done with once its answer came (or its connection was
+  // destroyed), before the next is assembled. A send that starts while
+  // another is still out gets fresh memory.
+  const requests = new RequestBuffer();
+  let sending = false;
   return {
     description: settings.endpoint,
+    takesEncoded: settings.protocol === 'http/protobuf',
     async send(spans, encoded) {
-      const result: SinkResult = { ok: true, attempts: 0, bytes: 0, parts: [], failure: null };
-      const encode = (from: number, to: number): Uint8Array =>
-        from === 0 &&
-        to === spans.length &&
-        encoded !== undefined &&
-        settings.protocol === 'http/protobuf'
-          ? assembleRequest(encoded, resource)
-          : encodeSpans(spans.slice(from, to), resource, settings.protocol);
-      /** Sends spans[from, to); false once a failure other than 413 stopped it. */
-      const sendRange = async (from: number, to: number): Promise<boolean> => {
-        const body = encode(from, to);
-        const answer = await post(body);
-        result.attempts += answer.attempts;
-        if (answer.ok) {
-          result.bytes += body.byteLength;
-          const p = answer.partial;
-          result.parts.push(
-            p === null || p.rejectedSpans === 0
-              ? { from, to, outcome: 'accepted' }
-              : { from, to, outcome: 'rejected', ...p },
-          );
-          return true;
-        }
-        if (answer.failure.status === 413) {
-          if (to - from === 1) {
-            const spanId = spans[from]?.spanId ?? '?';
-            result.parts.push({ from, to, outcome: 'too-large', spanId, bytes: body.byteLength });
-            return true;
-          }
-          const mid = from + Math.ceil((to - from) / 2);
-          cap = Math.min(cap, mid - from);
-          return (await sendRange(from, mid)) && sendRange(mid, to);
-        }
-        result.ok = false;
-        result.failure = answer.failure;
-        return false;
-      };
-      for (let from = 0; from < spans.length;) {
-        const to = Math.min(spans.length, from + cap);
-        if (!(await sendRange(from, to))) break;
-        from = to;
+      const reuse = !sending;
+      sending = true;
+      try {
+        return await sendBatch(spans, encoded, reuse ? requests : undefined);
+      } finally {
+        if (reuse) sending = false;
       }
-      return result;
     },
   };
+
+  async function sendBatch(
+    spans: SpanData[],
+    encoded: SpanRange[] | undefined,
+    into: RequestBuffer | undefined,
+  ): Promise<SinkResult> {
+    const result: SinkResult = { ok: true, attempts: 0, bytes: 0, parts: [], failure: null };
+    // Protobuf requests, halves after a 413 included, are assembled from the
+    // span fields when given: then `spans` may be empty.
+    const fields = settings.protocol === 'http/protobuf' ? encoded : undefined;
+    const count = fields === undefined ? spans.length : spanCountOf(fields);
+    const encode = (from: number, to: number): Uint8Array =>
+      fields === undefined
+        ? encodeSpans(spans.slice(from, to), resource, settings.protocol)
+        : assembleRequest(
+            from === 0 && to === count ? fields : rangesOf(fields, from, to),
+            resource,
+            into,
+          );
+    /** Sends spans[from, to); false once a failure other than 413 stopped it. */
+    const sendRange = async (from: number, to: number): Promise<boolean> => {
+      const body = encode(from, to);
+      const answer = await post(body);
+      result.attempts += answer.attempts;
+      if (answer.ok) {
+        result.bytes += body.byteLength;
+        const p = answer.partial;
+        result.parts.push(
+          p === null || p.rejectedSpans === 0
+            ? { from, to, outcome: 'accepted' }
+            : { from, to, outcome: 'rejected', ...p },
+        );
+        return true;
+      }
+      if (answer.failure.status === 413) {
+        if (to - from === 1) {
+          const spanId =
+            fields === undefined ? (spans[from]?.spanId ?? '?') : spanIdOf(fields, from);
+          result.parts.push({ from, to, outcome: 'too-large', spanId, bytes: body.byteLength });
+          return true;
+        }
+        const mid = from + Math.ceil((to - from) / 2);
+        cap = Math.min(cap, mid - from);
+        return (await sendRange(from, mid)) && sendRange(mid, to);
+      }
+      result.ok = false;
+      result.failure = answer.failure;
+      return false;
+    };
+    for (let from = 0; from < count;) {
+      const to = Math.min(count, from + cap);
+      if (!(await sendRange(from, to))) break;
+      from = to;
+    }
+    return result;
+  }
 }
 
 /** OTLP/JSON requests, one per line, into a private file that appears whole at close(). */
@@ -162,11 +200,5 @@ export function fileSink(out: PrivateFile, resource: Resource): SpanSink {
   };
 }
 
-/** --dry-run: every span "accepted", nothing sent. */
-export function countingSink(): SpanSink {
-  return {
-    description: 'dry run',
-    countsOnly: true,
-    send: (spans) => Promise.resolve({ ...acceptedAll(spans.length, 0), attempts: 0 }),
-  };
-}
+/** --dry-run: every span "accepted", nothing sent (its own module: a dry run loads no sender). */
+export { countingSink } from './counting-sink.js';

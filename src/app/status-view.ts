@@ -18,10 +18,15 @@ export interface StatusJson {
   gitBranch: string | null;
   version: string | null;
   file: string;
+  /**
+   * Malformed lines (and unknown record types) read, each printed to stderr as
+   * a warning with file and line; absent when there are none.
+   */
+  malformedLines?: number;
 }
 
 export function toStatusJson(row: SessionStatusRow): StatusJson {
-  return {
+  const json: StatusJson = {
     sessionId: row.sessionId,
     project: row.project,
     cwd: row.cwd,
@@ -36,6 +41,8 @@ export function toStatusJson(row: SessionStatusRow): StatusJson {
     version: row.version,
     file: row.file,
   };
+  if (row.warnings.length > 0) json.malformedLines = row.warnings.length;
+  return json;
 }
 
 export function renderStatusJson(rows: SessionStatusRow[]): string {

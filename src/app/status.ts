@@ -7,6 +7,7 @@ import { sessionsInProject, type SessionFiles } from '../adapters/session-files.
 import { fileInfo, isDirectory, listNames } from '../adapters/file-info.js';
 import { UserError } from '../core/user-error.js';
 import type { ParseOptions } from '../core/parse-record.js';
+import type { ReadWarning } from '../core/waterfall-row.js';
 import { cwdFromProjectDirName } from '../core/project-dir-name.js';
 import { createSessionState, startNextSegment, type SessionState } from '../core/session-state.js';
 import { statusOf, type LiveState } from '../core/session-status.js';
@@ -40,12 +41,16 @@ export interface SessionStatusRow {
   gitBranch: string | null;
   version: string | null;
   file: string;
+  /** Malformed lines and unknown record types of the files read for this row. */
+  warnings: ReadWarning[];
 }
 
 export interface StatusResult {
   stdout: string;
   /** One-line notes for stderr (unreadable files, missing dirs). */
   notes: string[];
+  /** Read warnings of the sessions listed, in their order (for stderr, as export prints them). */
+  warnings: ReadWarning[];
 }
 
 /** Sessions of a projects root, or of a single project dir given instead. */
@@ -131,6 +136,8 @@ async function readSession(
     gitBranch: snap.gitBranch,
     version: snap.version,
     file: resolve(files.mainFile),
+    // Unreadable files (line 0) were thrown by feedFile: what is left are bad lines.
+    warnings: state.warnings,
   };
 }
 
@@ -178,5 +185,5 @@ export async function status(options: StatusCommandOptions): Promise<StatusResul
     options.format === 'json'
       ? renderStatusJson(rows)
       : renderStatusTable(rows, options.now, options.hours);
-  return { stdout, notes };
+  return { stdout, notes, warnings: rows.flatMap((r) => r.warnings) };
 }

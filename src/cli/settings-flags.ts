@@ -141,17 +141,27 @@ export function settingsFromFlags(values: Values): {
   return { flags, configFile: values.config };
 }
 
+/** The effective settings and prices (export builds the resource only when it sends or writes). */
+export async function exportSettings(
+  values: Values,
+  env: NodeJS.ProcessEnv,
+): Promise<{ settings: Settings; prices: PriceTable }> {
+  const { flags, configFile } = settingsFromFlags(values);
+  const { settings } = loadConfig(flags, env, configFile);
+  const prices = await loadPriceTable(settings.pricing ?? undefined);
+  return { settings, prices };
+}
+
+/** The resource of every span sent or written under these settings. */
+export function resourceOf(settings: Settings): Resource {
+  return buildResource({ serviceName: settings.serviceName, attributes: settings.resource });
+}
+
 /** What export and watch both start from: the effective settings, prices and resource. */
 export async function exportContext(
   values: Values,
   env: NodeJS.ProcessEnv,
 ): Promise<{ settings: Settings; prices: PriceTable; resource: Resource }> {
-  const { flags, configFile } = settingsFromFlags(values);
-  const { settings } = loadConfig(flags, env, configFile);
-  const prices = await loadPriceTable(settings.pricing ?? undefined);
-  const resource = buildResource({
-    serviceName: settings.serviceName,
-    attributes: settings.resource,
-  });
-  return { settings, prices, resource };
+  const { settings, prices } = await exportSettings(values, env);
+  return { settings, prices, resource: resourceOf(settings) };
 }

@@ -16,14 +16,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver, type Scripted } from '../support/otlp-receiver.js';
 import { runCcotel, type CliRun } from '../support/run-cli.js';
+import { cleanExport, exportCorpus } from '../support/export-run.js';
 import {
   canonical,
   createMatrix,
-  keyOf,
   makeCorpus,
   OUTAGE_MS,
   SOAK,
+  strayRepeats,
   tally,
+  unacknowledgedTraces,
   type Corpus,
   type Tally,
 } from '../support/fault-harness.js';
@@ -37,23 +39,10 @@ let expected: DecodedSpan[];
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), 'ccotel-faults-'));
   corpus = await makeCorpus(base, 2);
-  const reference = await startOtlpReceiver();
-  try {
-    const run = await runCcotel([
-      'export',
-      '--endpoint',
-      reference.url,
-      '--state-dir',
-      join(base, 'ref-state'),
-      '--quiet',
-      corpus.root,
-    ]);
-    expect(run.code).toBe(0);
-    expected = reference.spans();
-    expect(expected.length).toBeGreaterThan(2 * 512); // three batches at least
-  } finally {
-    await reference.stop();
-  }
+  const reference = await cleanExport(corpus.root, join(base, 'ref-state'));
+  expect(reference.run.code).toBe(0);
+  expected = reference.spans;
+  expect(expected.length).toBeGreaterThan(2 * 512); // three batches at least
 }, 60_000);
 
 afterAll(async () => {
@@ -63,44 +52,13 @@ afterAll(async () => {
 
 let caseNo = 0;
 const exportTo = (receiver: OtlpReceiver, stateDir: string, ...extra: string[]): Promise<CliRun> =>
-  runCcotel([
-    'export',
-    '--endpoint',
-    receiver.url,
-    '--state-dir',
-    stateDir,
-    '--quiet',
-    ...extra,
-    corpus.root,
-  ]);
+  exportCorpus(receiver.url, stateDir, corpus.root, ...extra);
 
 const noStack = (run: CliRun): void => {
   expect(run.stderr).not.toMatch(/^\s+at /m);
   for (const line of run.stderr.split('\n').filter((l) => l !== ''))
     expect(line).toMatch(/^ccotel: /);
 };
-
-/** Traces of spans that were in a request the receiver did not acknowledge, or acknowledged in part. */
-function unacknowledgedTraces(receiver: OtlpReceiver): Set<string> {
-  return new Set(
-    receiver
-      .requests()
-      .filter((r) => r.status < 200 || r.status >= 300 || (r.rejected ?? 0) > 0)
-      .flatMap((r) => r.spans.map((s) => s.traceId)),
-  );
-}
-
-/** Repeated spans outside the allowed traces (must be none). */
-function strayRepeats(received: DecodedSpan[], allowed: Set<string>): string[] {
-  const seen = new Set<string>();
-  const stray: string[] = [];
-  for (const s of received) {
-    const k = keyOf(s);
-    if (seen.has(k) && !allowed.has(s.traceId)) stray.push(`${s.name} ${k}`);
-    seen.add(k);
-  }
-  return stray;
-}
 
 interface Outcome {
   runs: CliRun[];
@@ -368,15 +326,11 @@ describe('export: collectors that accept only part of a request', () => {
     const receiver = await startOtlpReceiver();
     try {
       receiver.limitSpans(0);
-      const run = await runCcotel([
-        'export',
-        '--endpoint',
+      const run = await exportCorpus(
         receiver.url,
-        '--state-dir',
         join(base, 'state-too-large'),
-        '--quiet',
         corpus.mains[0] as string,
-      ]);
+      );
       expect(run.code).toBe(1);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
       expect(run.stderr).toMatch(

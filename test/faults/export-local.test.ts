@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { runCcotel, type CliRun } from '../support/run-cli.js';
+import { cleanExport, exportCorpus } from '../support/export-run.js';
 import {
   CLI,
   createMatrix,
@@ -49,37 +50,14 @@ const exportTo = (
   stateDir: string,
   root: string,
   ...extra: string[]
-): Promise<CliRun> =>
-  runCcotel([
-    'export',
-    '--endpoint',
-    receiver.url,
-    '--state-dir',
-    stateDir,
-    '--quiet',
-    ...extra,
-    root,
-  ]);
+): Promise<CliRun> => exportCorpus(receiver.url, stateDir, root, ...extra);
 
 /** What a clean export of `root`, as it is now, sends. */
 async function reference(root: string): Promise<DecodedSpan[]> {
-  const receiver = await startOtlpReceiver();
-  try {
-    caseNo += 1;
-    const run = await runCcotel([
-      'export',
-      '--endpoint',
-      receiver.url,
-      '--state-dir',
-      join(base, `ref-${caseNo}`),
-      '--quiet',
-      root,
-    ]);
-    expect(run.code).toBe(0);
-    return receiver.spans();
-  } finally {
-    await receiver.stop();
-  }
+  caseNo += 1;
+  const { run, spans } = await cleanExport(root, join(base, `ref-${caseNo}`));
+  expect(run.code).toBe(0);
+  return spans;
 }
 
 const oneLine = (run: CliRun): void => {
@@ -470,19 +448,6 @@ describe('export: a project dir without read permission', () => {
   );
   if (!nobody) {
     console.log(`skipped: cannot run as nobody (${nobodyProblem}); root bypasses permission bits`);
-    matrix.add({
-      case: 'project dir unreadable',
-      expected: 0,
-      received: 0,
-      lost: 0,
-      repeated: 0,
-      repeatedDiffering: 0,
-      unexpected: 0,
-      mismatched: 0,
-      outcome: `skipped: ${nobodyProblem}`,
-      repeatsAllowed: '',
-      seconds: 0,
-      status: 'skipped',
-    });
+    matrix.skip('project dir unreadable', `skipped: ${nobodyProblem}`);
   }
 });

@@ -1,7 +1,7 @@
 // One ccotel per state dir: two daemons on one dir would each send every span,
 // two exports would both send what neither had recorded yet. Real processes
 // for the daemons (the built binary), the real receiver, real lock files.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { runCcotel } from '../support/run-cli.js';
+import { waitUntil } from '../support/wait-until.js';
+import { cleanExport, exportCorpus } from '../support/export-run.js';
+import { cliEnv, spawnCli, watchFlags, type CliProcess } from '../support/cli-process.js';
 import {
   CLI,
   createMatrix,
@@ -24,32 +27,19 @@ const matrix = createMatrix('state-lock');
 let base: string;
 let corpus: Corpus;
 let expected: DecodedSpan[];
-const procs: ChildProcess[] = [];
+const procs: CliProcess[] = [];
 
 beforeAll(async () => {
   ensureBuilt();
   base = await mkdtemp(join(tmpdir(), 'ccotel-lock-'));
   corpus = await makeCorpus(base, 0);
-  const reference = await startOtlpReceiver();
-  try {
-    const run = await runCcotel([
-      'export',
-      '--endpoint',
-      reference.url,
-      '--state-dir',
-      join(base, 'ref-state'),
-      '--quiet',
-      corpus.root,
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    expected = reference.spans();
-  } finally {
-    await reference.stop();
-  }
+  const reference = await cleanExport(corpus.root, join(base, 'ref-state'));
+  expect(reference.run.code, reference.run.stderr).toBe(0);
+  expected = reference.spans;
 }, 120_000);
 
 afterAll(async () => {
-  for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  await Promise.all(procs.map((p) => p.stop('SIGKILL')));
   matrix.write();
   await rm(base, { recursive: true, force: true });
 });
@@ -60,40 +50,13 @@ interface Watching {
   exited: Promise<number | null>;
 }
 
+/** `ccotel watch` from dist/ over the corpus, logging at info (the default), on `stateDir`. */
 function watch(receiver: OtlpReceiver, stateDir: string, ...extra: string[]): Watching {
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      'watch',
-      '--endpoint',
-      receiver.url,
-      '--projects-dir',
-      corpus.root,
-      '--state-dir',
-      stateDir,
-      '--timeout',
-      '2000',
-      // The fixtures' last turns have no turn_duration: their roots leave once quiet this long.
-      '--idle-timeout',
-      '2s',
-      ...extra,
-    ],
-    { env: { PATH: process.env.PATH, HOME: base }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  procs.push(child);
-  let text = '';
-  child.stderr?.on('data', (c: Buffer) => (text += c.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return { child, stderr: () => text, exited };
-}
-
-async function waitUntil(test: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const dirs = { projects: corpus.root, state: stateDir };
+  const flags = watchFlags(receiver.url, dirs, { logLevel: 'info', idleTimeout: '2s' });
+  const proc = spawnCli([CLI, 'watch', ...flags, ...extra], cliEnv(base));
+  procs.push(proc);
+  return { child: proc.child, stderr: proc.stderr, exited: proc.exited.then((e) => e.code) };
 }
 
 const all = (receiver: OtlpReceiver): boolean => {
@@ -197,15 +160,7 @@ describe('state dir lock', () => {
         JSON.stringify({ pid, command: 'watch', startedAt: 'then', token: 'old' }),
         { mode: 0o600 },
       );
-      const run = await runCcotel([
-        'export',
-        '--endpoint',
-        receiver.url,
-        '--state-dir',
-        stateDir,
-        '--quiet',
-        corpus.root,
-      ]);
+      const run = await exportCorpus(receiver.url, stateDir, corpus.root);
       row(
         'stale lock (dead pid) taken over',
         receiver.spans(),

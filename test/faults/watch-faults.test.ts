@@ -4,7 +4,7 @@
 // random moments while transcripts are being written, then a restart; nothing
 // lost, repeats byte-identical. Skips, saying why, while src/app/watch is not
 // there.
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import {
   appendFile,
   chmod,
@@ -12,7 +12,6 @@ import {
   readdir,
   readFile,
   rename,
-  rm,
   symlink,
   truncate,
   unlink,
@@ -23,21 +22,29 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver, type Scripted } from '../support/otlp-receiver.js';
 import { runCcotel } from '../support/run-cli.js';
+import { waitUntil } from '../support/wait-until.js';
+import { cleanExport, exportCorpus } from '../support/export-run.js';
+import { cliEnv, spawnCli, watchFlags, type CliProcess } from '../support/cli-process.js';
 import {
   createMatrix,
   ensureBuilt,
   keyOf,
   makeCorpus,
+  NO_SPANS,
   OUTAGE_MS,
   renameIds,
   SOAK,
+  strayRepeats,
   tally,
+  unacknowledgedTraces,
   WATCH_SOURCE,
   watchArgv,
   type Tally,
   nobodyCannotRun,
 } from '../support/fault-harness.js';
 import { FUZZ_SEED } from '../support/fuzz-config.js';
+// The soak's timing is replayable with CCOTEL_FUZZ_SEED: a seeded PRNG.
+import { mulberry32 } from '../../bench/lib/prng.mjs';
 
 /** The fixtures' last turns have no turn_duration: their roots leave once the session is quiet this long. */
 const QUIET_MS = 1500;
@@ -49,20 +56,7 @@ if (!WATCH_SOURCE) {
   console.log(
     'skipped: every watch fault case and the kill -9 soak (src/app/watch is not there yet)',
   );
-  matrix.add({
-    case: 'watch: all cases',
-    expected: 0,
-    received: 0,
-    lost: 0,
-    repeated: 0,
-    repeatedDiffering: 0,
-    unexpected: 0,
-    mismatched: 0,
-    outcome: 'src/app/watch missing',
-    repeatsAllowed: '',
-    seconds: 0,
-    status: 'skipped',
-  });
+  matrix.skip('watch: all cases', 'src/app/watch missing');
 }
 
 // The harness is imported lazily: it imports the daemon, which may not exist yet.
@@ -71,51 +65,35 @@ const harness = (): Promise<Harness> => import('../integration/watch-harness.js'
 
 /** What a clean `ccotel export` of `root` delivers. */
 async function reference(root: string, stateDir: string): Promise<DecodedSpan[]> {
+  const { run, spans } = await cleanExport(root, stateDir);
+  expect(run.code, run.stderr).toBe(0);
+  return spans;
+}
+
+interface Scene {
+  h: Harness;
+  dirs: Awaited<ReturnType<Harness['tempDirs']>>;
+  receiver: OtlpReceiver;
+  started: number;
+}
+
+/** One case's scene (harness, temp dirs, receiver, start time), cleaned up after `body` whether it passes or not. */
+async function inScene(body: (scene: Scene) => Promise<void>): Promise<void> {
+  const h = await harness();
+  const dirs = await h.tempDirs();
   const receiver = await startOtlpReceiver();
   try {
-    const run = await runCcotel([
-      'export',
-      '--endpoint',
-      receiver.url,
-      '--state-dir',
-      stateDir,
-      '--quiet',
-      root,
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    return receiver.spans();
+    await body({ h, dirs, receiver, started: performance.now() });
   } finally {
     await receiver.stop();
+    await dirs.cleanup();
   }
 }
 
-function unacknowledgedTraces(receiver: OtlpReceiver): Set<string> {
-  return new Set(
-    receiver
-      .requests()
-      .filter((r) => r.status < 200 || r.status >= 300 || (r.rejected ?? 0) > 0)
-      .flatMap((r) => r.spans.map((s) => s.traceId)),
-  );
-}
-
-function strayRepeats(received: DecodedSpan[], allowed: Set<string>): number {
-  const seen = new Set<string>();
-  let stray = 0;
-  for (const s of received) {
-    const k = keyOf(s);
-    if (seen.has(k) && !allowed.has(s.traceId)) stray += 1;
-    seen.add(k);
-  }
-  return stray;
-}
-
-async function waitUntil(test: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** fixtures/real (and `copies` renamed copies) in the scene, and what a clean export of it delivers. */
+async function realCorpus(dirs: Scene['dirs'], copies = 0) {
+  const corpus = await makeCorpus(dirs.base, copies);
+  return { corpus, expected: await reference(corpus.root, join(dirs.base, 'ref-state')) };
 }
 
 const received = (receiver: OtlpReceiver, expected: DecodedSpan[]): boolean => {
@@ -149,50 +127,45 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
     fault: (receiver: OtlpReceiver) => Promise<void> | void,
     opts: { timeoutMs?: number; during?: (receiver: OtlpReceiver) => Promise<void> } = {},
   ): Promise<void> {
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    let running: Awaited<ReturnType<Harness['runDaemon']>> | null = null;
-    try {
-      const corpus = await makeCorpus(dirs.base, 0);
-      const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
-      await fault(receiver);
-      running = await h.runDaemon(
-        h.settingsFor(receiver, dirs, {
-          timeoutMs: opts.timeoutMs ?? 800,
-          idleTimeoutMs: QUIET_MS,
-        }),
-        { backfill: true },
-      );
-      await opts.during?.(receiver);
-      await waitUntil(() => received(receiver, expected), 90_000, `all ${expected.length} spans`);
-      await running.daemon.settled();
-      const t = tally(expected, receiver.spans(), 'last');
-      const stray = strayRepeats(receiver.spans(), unacknowledgedTraces(receiver));
-      const statuses = receiver.requests().map((r) => r.status);
-      const outage = running.logs.lines.filter((l) =>
-        /collector (unreachable|reachable again)/.test(l.msg),
-      ).length;
-      const ok = t.lost === 0 && t.repeatedDiffering === 0 && stray === 0 && t.unexpected === 0;
-      record({
-        name,
-        t,
-        outcome: `${statuses.length} requests (${statuses.slice(0, 8).join(',')}${statuses.length > 8 ? ',…' : ''}); ${outage} outage log lines`,
-        repeatsAllowed: 'byte-identical spans of an unacknowledged batch',
-        started,
-        ok,
-      });
-      expect(t.lost).toBe(0);
-      expect(t.repeatedDiffering).toBe(0);
-      expect(stray).toBe(0);
-      expect(t.unexpected).toBe(0);
-      expect(outage).toBeLessThanOrEqual(2); // logged once when it starts and once when it ends
-    } finally {
-      if (running !== null) await running.daemon.stop('test end');
-      await receiver.stop();
-      await dirs.cleanup();
-    }
+    await inScene(async ({ h, dirs, receiver, started }) => {
+      let running: Awaited<ReturnType<Harness['runDaemon']>> | null = null;
+      try {
+        const { expected } = await realCorpus(dirs);
+        await fault(receiver);
+        running = await h.runDaemon(
+          h.settingsFor(receiver, dirs, {
+            timeoutMs: opts.timeoutMs ?? 800,
+            idleTimeoutMs: QUIET_MS,
+          }),
+          { backfill: true },
+        );
+        await opts.during?.(receiver);
+        await waitUntil(() => received(receiver, expected), 90_000, `all ${expected.length} spans`);
+        await running.daemon.settled();
+        const t = tally(expected, receiver.spans(), 'last');
+        const stray = strayRepeats(receiver.spans(), unacknowledgedTraces(receiver)).length;
+        const statuses = receiver.requests().map((r) => r.status);
+        const outage = running.logs.lines.filter((l) =>
+          /collector (unreachable|reachable again)/.test(l.msg),
+        ).length;
+        const ok = t.lost === 0 && t.repeatedDiffering === 0 && stray === 0 && t.unexpected === 0;
+        record({
+          name,
+          t,
+          outcome: `${statuses.length} requests (${statuses.slice(0, 8).join(',')}${statuses.length > 8 ? ',…' : ''}); ${outage} outage log lines`,
+          repeatsAllowed: 'byte-identical spans of an unacknowledged batch',
+          started,
+          ok,
+        });
+        expect(t.lost).toBe(0);
+        expect(t.repeatedDiffering).toBe(0);
+        expect(stray).toBe(0);
+        expect(t.unexpected).toBe(0);
+        expect(outage).toBeLessThanOrEqual(2); // logged once when it starts and once when it ends
+      } finally {
+        if (running !== null) await running.daemon.stop('test end');
+      }
+    });
   }
   const script = (s: Scripted[]) => (r: OtlpReceiver) => r.script(s);
 
@@ -234,13 +207,8 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
   // 400/413: the daemon drops the batch for good ("retrying the same bytes cannot help").
   // Those turns are not recorded as exported, so a later `ccotel export` delivers them.
   it('400 (refused for good): not retried by watch; a later export delivers the refused turns', async () => {
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    try {
-      const corpus = await makeCorpus(dirs.base, 0);
-      const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+    await inScene(async ({ h, dirs, receiver, started }) => {
+      const { corpus, expected } = await realCorpus(dirs);
       receiver.script([{ status: 400, body: 'refused' }]);
       const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS });
       const running = await h.runDaemon(settings, { backfill: true });
@@ -251,15 +219,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
       await running.daemon.settled();
       await running.daemon.stop('test end');
       const afterWatch = tally(expected, receiver.spans());
-      const run = await runCcotel([
-        'export',
-        '--endpoint',
-        receiver.url,
-        '--state-dir',
-        dirs.state,
-        '--quiet',
-        corpus.root,
-      ]);
+      const run = await exportCorpus(receiver.url, dirs.state, corpus.root);
       const t = tally(expected, receiver.spans());
       record({
         name: 'watch: 400 on the first batch, then export',
@@ -272,22 +232,14 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
       expect(run.code).toBe(0);
       expect(t.lost).toBe(0);
       expect(t.repeatedDiffering).toBe(0);
-    } finally {
-      await receiver.stop();
-      await dirs.cleanup();
-    }
+    });
   }, 60_000);
 });
 
 describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => {
   it('413 above 20 spans: batches are halved until they pass; every span arrives', async () => {
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    try {
-      const corpus = await makeCorpus(dirs.base, 0);
-      const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+    await inScene(async ({ h, dirs, receiver, started }) => {
+      const { expected } = await realCorpus(dirs);
       receiver.limitSpans(20);
       const running = await h.runDaemon(
         h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS }),
@@ -311,21 +263,13 @@ describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => 
       expect(t.repeated).toBe(0);
       expect(tooBig).toEqual([]);
       expect(statuses).toContain(413);
-    } finally {
-      await receiver.stop();
-      await dirs.cleanup();
-    }
+    });
   }, 120_000);
 
   for (const protocol of ['http/protobuf', 'http/json'] as const)
     it(`partial_success (${protocol}): one warning, not retried; a later export delivers the rest, repeats identical`, async () => {
-      const h = await harness();
-      const dirs = await h.tempDirs();
-      const receiver = await startOtlpReceiver();
-      const started = performance.now();
-      try {
-        const corpus = await makeCorpus(dirs.base, 0);
-        const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+      await inScene(async ({ h, dirs, receiver, started }) => {
+        const { corpus, expected } = await realCorpus(dirs);
         receiver.setMode({ rejectSpans: (n) => Math.ceil(n / 5), message: 'quota exceeded' });
         const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, protocol });
         const running = await h.runDaemon(settings, { backfill: true });
@@ -340,17 +284,9 @@ describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => 
         ).length;
         const afterWatch = tally(expected, receiver.spans());
         receiver.setMode('accept');
-        const run = await runCcotel([
-          'export',
-          '--endpoint',
-          receiver.url,
-          '--state-dir',
-          dirs.state,
-          '--quiet',
-          corpus.root,
-        ]);
+        const run = await exportCorpus(receiver.url, dirs.state, corpus.root);
         const t = tally(expected, receiver.spans());
-        const stray = strayRepeats(receiver.spans(), unacknowledgedTraces(receiver));
+        const stray = strayRepeats(receiver.spans(), unacknowledgedTraces(receiver)).length;
         record({
           name: `watch: partial_success 1 in 5 (${protocol}), then export`,
           t,
@@ -366,10 +302,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => 
         expect(t.lost).toBe(0);
         expect(t.repeatedDiffering).toBe(0);
         expect(stray).toBe(0);
-      } finally {
-        await receiver.stop();
-        await dirs.cleanup();
-      }
+      });
     }, 120_000);
 });
 
@@ -386,13 +319,8 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
   it.each(damages)(
     'watch-state.json %s between runs: detected, nothing lost, repeats identical',
     async (what, damage, reported) => {
-      const h = await harness();
-      const dirs = await h.tempDirs();
-      const receiver = await startOtlpReceiver();
-      const started = performance.now();
-      try {
-        const corpus = await makeCorpus(dirs.base, 0);
-        const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+      await inScene(async ({ h, dirs, receiver, started }) => {
+        const { corpus, expected } = await realCorpus(dirs);
         const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS });
         const first = await h.runDaemon(settings, { backfill: true });
         await waitUntil(() => received(receiver, expected), 60_000, 'first delivery');
@@ -442,10 +370,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
         expect(noted).toBe(reported);
         expect(t.lost).toBe(0);
         expect(t.repeatedDiffering).toBe(0);
-      } finally {
-        await receiver.stop();
-        await dirs.cleanup();
-      }
+      });
     },
     120_000,
   );
@@ -488,15 +413,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
       }
       record({
         name: 'watch: state dir unwritable (ENOTDIR)',
-        t: {
-          expected: 0,
-          received: 0,
-          lost: 0,
-          repeated: 0,
-          repeatedDiffering: 0,
-          unexpected: 0,
-          mismatched: 0,
-        },
+        t: NO_SPANS,
         outcome: `exit ${code}; ${stderr.trim().split('\n').pop() ?? ''}`.slice(0, 160),
         repeatsAllowed: 'none',
         started: performance.now(),
@@ -511,13 +428,8 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
 
   // As for export: the state's temp file pointed at /dev/full makes every save fail with ENOSPC.
   it('a full disk (ENOSPC on every state save): delivery goes on, the failure is logged once, saving resumes', async () => {
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    try {
-      const corpus = await makeCorpus(dirs.base, 0);
-      const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+    await inScene(async ({ h, dirs, receiver, started }) => {
+      const { expected } = await realCorpus(dirs);
       await mkdir(dirs.state, { recursive: true, mode: 0o700 });
       const traps = ['watch-state.json', 'export-state.json'].map((n) =>
         join(dirs.state, `${n}.tmp-${process.pid}`),
@@ -553,20 +465,13 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
       expect(t.lost).toBe(0);
       expect(failures).toBe(1);
       expect(saved).toBe(true);
-    } finally {
-      await receiver.stop();
-      await dirs.cleanup();
-    }
+    });
   }, 90_000);
 });
 
 describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
   it('deleted, truncated mid-line and rewritten while being written: the daemon goes on; nothing of the final files is lost', async () => {
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    try {
+    await inScene(async ({ h, dirs, receiver, started }) => {
       const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS });
       const running = await h.runDaemon(settings);
       await running.daemon.ready;
@@ -629,18 +534,11 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
       expect(t.lost).toBe(0);
       expect(t.repeatedDiffering).toBe(0);
       expect(errors).toEqual([]);
-    } finally {
-      await receiver.stop();
-      await dirs.cleanup();
-    }
+    });
   }, 120_000);
 
   it('malformed lines (invalid UTF-8, NUL padding, a torn line) are logged once each with file and line, rate-limited per file, and counted', async () => {
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    try {
+    await inScene(async ({ h, dirs, receiver, started }) => {
       const running = await h.runDaemon(h.settingsFor(receiver, dirs, { timeoutMs: 800 }));
       await running.daemon.ready;
       const lines = (
@@ -689,15 +587,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
       const badKeys = keys.filter((k) => k.startsWith(file));
       record({
         name: 'watch: malformed lines logged',
-        t: {
-          expected: 0,
-          received: 0,
-          lost: 0,
-          repeated: 0,
-          repeatedDiffering: 0,
-          unexpected: 0,
-          mismatched: 0,
-        },
+        t: NO_SPANS,
         outcome: `${badKeys.length} warnings for bad.jsonl (export: ${[...exportWarned].filter((k) => k.startsWith(file)).length}); junk.jsonl ${keys.length - badKeys.length} logged of 30; stopped.malformedLines ${String(stopped?.malformedLines)}`,
         repeatsAllowed: 'none',
         started,
@@ -711,10 +601,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
       expect(keys.length - badKeys.length).toBe(10);
       expect(stopped?.malformedLines).toBe(33);
       for (const l of logged) expect(l.level).toBe('warn');
-    } finally {
-      await receiver.stop();
-      await dirs.cleanup();
-    }
+    });
   }, 60_000);
 
   const nobodyProblem = nobodyCannotRun();
@@ -727,13 +614,8 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
     'a project dir it may not read (run as nobody): reported, not silently skipped',
     async () => {
       ensureBuilt();
-      const h = await harness();
-      const dirs = await h.tempDirs();
-      const receiver = await startOtlpReceiver();
-      const started = performance.now();
-      try {
-        const corpus = await makeCorpus(dirs.base, 1);
-        const expected = await reference(corpus.root, join(dirs.base, 'ref-state'));
+      await inScene(async ({ dirs, receiver, started }) => {
+        const { corpus, expected } = await realCorpus(dirs, 1);
         for (let p = corpus.root; p.length > 1; p = join(p, '..'))
           await chmod(p, 0o755).catch(() => undefined);
         await mkdir(dirs.state, { recursive: true });
@@ -783,10 +665,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
           ok: reported,
         });
         expect(first.stderr, 'the unreadable dir is named').toContain(hidden);
-      } finally {
-        await receiver.stop();
-        await dirs.cleanup();
-      }
+      });
     },
     120_000,
   );
@@ -796,18 +675,6 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
 
 const ROUNDS = Number(process.env.CCOTEL_KILL_ROUNDS ?? (SOAK ? 60 : 20));
 
-/** A small seeded PRNG (mulberry32): the soak's timing is replayable with CCOTEL_FUZZ_SEED. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe.skipIf(!WATCH_SOURCE)('watch: kill -9 before the first state save', () => {
   // Found by the soak (seed 2): "first start" is decided by watch-state.json being
   // absent. A daemon killed before it first saves leaves none, so the next start is a
@@ -815,248 +682,186 @@ describe.skipIf(!WATCH_SOURCE)('watch: kill -9 before the first state save', () 
   // (baseline = current size) and never sent. Lost: the turns written in between.
   it('the turns written before the kill are sent after the restart', async () => {
     ensureBuilt();
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const started = performance.now();
-    const procs: ChildProcess[] = [];
-    const start = (): { child: ChildProcess; watching: Promise<string> } => {
-      const args = [
-        '--endpoint',
-        receiver.url,
-        '--projects-dir',
-        dirs.projects,
-        '--state-dir',
-        dirs.state,
-        '--timeout',
-        '2000',
-        '--log-level',
-        'info',
-        '--idle-timeout',
-        '2s',
-      ];
-      const child = spawn(process.execPath, watchArgv(args), {
-        env: { PATH: process.env.PATH, HOME: dirs.base },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      procs.push(child);
-      let text = '';
-      const watching = new Promise<string>((resolve) => {
-        child.stderr?.on('data', (c: Buffer) => {
-          text += c.toString();
-          if (text.includes('"msg":"watching"')) resolve(text);
+    await inScene(async ({ dirs, receiver, started }) => {
+      const procs: CliProcess[] = [];
+      const start = (): CliProcess => {
+        const flags = watchFlags(receiver.url, dirs, { logLevel: 'info', idleTimeout: '2s' });
+        const proc = spawnCli(watchArgv(flags), cliEnv(dirs.base));
+        procs.push(proc);
+        return proc;
+      };
+      try {
+        const first = start();
+        await first.watching;
+        const firstLog = first.stderr();
+        // A whole session appears at once (a turn completes), and the daemon dies at once.
+        const text = await readFile(
+          join('fixtures/real', 'marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl'),
+          'utf8',
+        );
+        await writeFile(join(dirs.project, 'live.jsonl'), text);
+        await first.stop('SIGKILL');
+        const savedBeforeKill = (await readdir(dirs.state).catch(() => [] as string[])).includes(
+          'watch-state.json',
+        );
+        const second = start();
+        await second.watching;
+        const secondLog = second.stderr();
+        const expected = await reference(dirs.projects, join(dirs.base, 'ref-state'));
+        await waitUntil(
+          () => received(receiver, expected),
+          15_000,
+          'the session written before the kill',
+        ).catch(() => undefined);
+        await second.stop('SIGTERM');
+        const t = tally(expected, receiver.spans(), 'last');
+        const firstStarts = [firstLog, secondLog]
+          .map((l) => /"firstStart":(true|false)/.exec(l)?.[1] ?? '?')
+          .join(', ');
+        record({
+          name: 'watch: kill -9 before the first state save',
+          t,
+          outcome: `state saved before the kill: ${savedBeforeKill}; firstStart: ${firstStarts}`,
+          repeatsAllowed: 'byte-identical',
+          started,
+          ok: t.lost === 0,
         });
-        child.once('exit', () => resolve(text));
-      });
-      return { child, watching };
-    };
-    try {
-      const first = start();
-      const firstLog = await first.watching;
-      // A whole session appears at once (a turn completes), and the daemon dies at once.
-      const text = await readFile(
-        join('fixtures/real', 'marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl'),
-        'utf8',
-      );
-      await writeFile(join(dirs.project, 'live.jsonl'), text);
-      first.child.kill('SIGKILL');
-      await new Promise((r) => first.child.once('exit', r));
-      const savedBeforeKill = (await readdir(dirs.state).catch(() => [] as string[])).includes(
-        'watch-state.json',
-      );
-      const second = start();
-      const secondLog = await second.watching;
-      const expected = await reference(dirs.projects, join(dirs.base, 'ref-state'));
-      await waitUntil(
-        () => received(receiver, expected),
-        15_000,
-        'the session written before the kill',
-      ).catch(() => undefined);
-      second.child.kill('SIGTERM');
-      await new Promise((r) => second.child.once('exit', r));
-      const t = tally(expected, receiver.spans(), 'last');
-      const firstStarts = [firstLog, secondLog]
-        .map((l) => /"firstStart":(true|false)/.exec(l)?.[1] ?? '?')
-        .join(', ');
-      record({
-        name: 'watch: kill -9 before the first state save',
-        t,
-        outcome: `state saved before the kill: ${savedBeforeKill}; firstStart: ${firstStarts}`,
-        repeatsAllowed: 'byte-identical',
-        started,
-        ok: t.lost === 0,
-      });
-      expect(t.lost).toBe(0);
-    } finally {
-      for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
-      await receiver.stop();
-      await rm(dirs.base, { recursive: true, force: true });
-    }
+        expect(t.lost).toBe(0);
+      } finally {
+        await Promise.all(procs.map((p) => p.stop('SIGKILL')));
+      }
+    });
   }, 60_000);
 });
 
 describe.skipIf(!WATCH_SOURCE)('watch: randomized kill -9 soak', () => {
   it(`${ROUNDS} rounds of kill -9 at random moments while transcripts are written: nothing lost, repeats identical (seed ${FUZZ_SEED})`, async () => {
     ensureBuilt();
-    const h = await harness();
-    const dirs = await h.tempDirs();
-    const receiver = await startOtlpReceiver();
-    const random = prng(FUZZ_SEED);
-    const started = performance.now();
-    const procs: ChildProcess[] = [];
-    const logs: string[] = [];
-    const start = (): { child: ChildProcess; watching: Promise<void> } => {
+    await inScene(async ({ dirs, receiver, started }) => {
+      const random = mulberry32(FUZZ_SEED);
+      const procs: CliProcess[] = [];
       // A short idle timeout: open turns (the fixtures end mid-turn) are flushed, marked incomplete, as export sends them.
-      const args = [
-        '--endpoint',
-        receiver.url,
-        '--projects-dir',
-        dirs.projects,
-        '--state-dir',
-        dirs.state,
-        '--timeout',
-        '2000',
-        '--log-level',
-        'info',
-        '--idle-timeout',
-        '3s',
-      ];
-      const child = spawn(process.execPath, watchArgv(args), {
-        env: { PATH: process.env.PATH, HOME: dirs.base },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      procs.push(child);
-      let text = '';
-      const watching = new Promise<void>((resolve) => {
-        child.stderr?.on('data', (c: Buffer) => {
-          text += c.toString();
-          if (text.includes('"msg":"watching"')) resolve();
-        });
-        child.once('exit', () => logs.push(text));
-        child.once('exit', () => resolve());
-      });
-      return { child, watching };
-    };
-    const kill9 = (child: ChildProcess): Promise<void> =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGKILL');
-      });
-    try {
-      // Six sessions (three real transcripts, each also as a renamed copy), written line by line at random paces.
-      const sources = [
-        'marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl',
-        'marot_spotter__test_fixtures_transcripts__subagent.jsonl',
-        'd-kimuson_claude-code-viewer__mock-global-claude-dir__sample-project__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl',
-      ];
-      const sessions: { file: string; lines: string[] }[] = [];
-      for (const [i, name] of sources.entries()) {
-        const text = await readFile(join('fixtures/real', name), 'utf8');
-        for (const copy of [0, 1])
-          sessions.push({
-            file: join(dirs.project, `k${i}-${copy}.jsonl`),
-            lines: (copy === 0 ? text : renameIds(text, 20 + i))
-              .split('\n')
-              .filter((l) => l.trim() !== ''),
-          });
-      }
-      let written = 0;
-      // Paced so that the writing lasts about as long as the kill rounds do.
-      const spanMs = ROUNDS * 900;
-      // The daemon is up before the first line is written: on a first start, what is
-      // already there is history (sent only with --backfill, which is export's job).
-      let current = start();
-      await current.watching;
-      const writing = Promise.all(
-        sessions.map(async (s) => {
-          for (const line of s.lines) {
-            await appendFile(s.file, `${line}\n`);
-            written += 1;
-            await new Promise((r) =>
-              setTimeout(r, (spanMs / s.lines.length) * (0.2 + random() * 1.6)),
-            );
-          }
-        }),
-      );
-      let kills = 0;
-      let killedBeforeWatching = 0;
-      for (let round = 0; round < ROUNDS; round += 1) {
-        const { child, watching } = round === 0 ? current : start();
-        // Some kills land during startup (before the first scan is done), most while running.
-        if (random() < 0.2) {
-          await new Promise((r) => setTimeout(r, random() * 300));
-          killedBeforeWatching += 1;
-        } else {
-          await watching;
-          await new Promise((r) => setTimeout(r, 100 + random() * 1200));
+      const flags = watchFlags(receiver.url, dirs, { logLevel: 'info', idleTimeout: '3s' });
+      const start = (): CliProcess => {
+        const proc = spawnCli(watchArgv(flags), cliEnv(dirs.base));
+        procs.push(proc);
+        return proc;
+      };
+      try {
+        // Six sessions (three real transcripts, each also as a renamed copy), written line by line at random paces.
+        const sources = [
+          'marot_spotter__test_fixtures_transcripts__tool_heavy.jsonl',
+          'marot_spotter__test_fixtures_transcripts__subagent.jsonl',
+          'd-kimuson_claude-code-viewer__mock-global-claude-dir__sample-project__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl',
+        ];
+        const sessions: { file: string; lines: string[] }[] = [];
+        for (const [i, name] of sources.entries()) {
+          const text = await readFile(join('fixtures/real', name), 'utf8');
+          for (const copy of [0, 1])
+            sessions.push({
+              file: join(dirs.project, `k${i}-${copy}.jsonl`),
+              lines: (copy === 0 ? text : renameIds(text, 20 + i))
+                .split('\n')
+                .filter((l) => l.trim() !== ''),
+            });
         }
-        await kill9(child);
-        kills += 1;
-      }
-      current = start();
-      const totalLines = sessions.reduce((n, x) => n + x.lines.length, 0);
-      const linesAtLastKill = written;
-      await writing;
-      const last = current;
-      await last.watching;
-      const expected = await reference(dirs.projects, join(dirs.base, 'ref-state'));
-      let timedOut = false;
-      await waitUntil(
-        () => received(receiver, expected),
-        30_000,
-        'every span after the last restart',
-      ).catch(() => {
-        timedOut = true;
-      });
-      last.child.kill('SIGTERM');
-      await new Promise((r) => last.child.once('exit', r));
-      const t = tally(expected, receiver.spans(), 'last');
-      // More than one "first start" means a restart after a kill before the first
-      // state save: the case 'kill -9 before the first state save' isolates it.
-      const firstStartCount = logs.filter((l) => l.includes('"firstStart":true')).length;
-      if (t.lost > 0 || t.unexpected > 0) {
-        const got = new Set(receiver.spans().map(keyOf));
-        const want = new Set(expected.map(keyOf));
-        const firstStarts = logs
-          .map((l) => /"firstStart":(true|false)/.exec(l)?.[1] ?? 'killed before scan')
-          .join(' ');
-        console.log(`soak diagnostics: firstStart per process: ${firstStarts}`);
-        console.log(
-          `lost: ${expected
-            .filter((s) => !got.has(keyOf(s)))
-            .map(
-              (s) => `${s.name} ${s.attributes['gen_ai.conversation.id']} ${s.traceId.slice(0, 8)}`,
-            )
-            .join('; ')}`,
+        let written = 0;
+        // Paced so that the writing lasts about as long as the kill rounds do.
+        const spanMs = ROUNDS * 900;
+        // The daemon is up before the first line is written: on a first start, what is
+        // already there is history (sent only with --backfill, which is export's job).
+        let current = start();
+        await current.watching;
+        const writing = Promise.all(
+          sessions.map(async (s) => {
+            for (const line of s.lines) {
+              await appendFile(s.file, `${line}\n`);
+              written += 1;
+              await new Promise((r) =>
+                setTimeout(r, (spanMs / s.lines.length) * (0.2 + random() * 1.6)),
+              );
+            }
+          }),
         );
-        console.log(
-          `unexpected: ${receiver
-            .spans()
-            .filter((s) => !want.has(keyOf(s)))
-            .map(
-              (s) =>
-                `${s.name} ${s.attributes['gen_ai.conversation.id']} ${s.traceId.slice(0, 8)} incomplete=${String(s.attributes['claude_code.incomplete'] ?? false)}`,
-            )
-            .join('; ')}`,
-        );
+        let kills = 0;
+        let killedBeforeWatching = 0;
+        for (let round = 0; round < ROUNDS; round += 1) {
+          const proc = round === 0 ? current : start();
+          // Some kills land during startup (before the first scan is done), most while running.
+          if (random() < 0.2) {
+            await new Promise((r) => setTimeout(r, random() * 300));
+            killedBeforeWatching += 1;
+          } else {
+            await proc.watching;
+            await new Promise((r) => setTimeout(r, 100 + random() * 1200));
+          }
+          await proc.stop('SIGKILL');
+          kills += 1;
+        }
+        current = start();
+        const totalLines = sessions.reduce((n, x) => n + x.lines.length, 0);
+        const linesAtLastKill = written;
+        await writing;
+        const last = current;
+        await last.watching;
+        const expected = await reference(dirs.projects, join(dirs.base, 'ref-state'));
+        let timedOut = false;
+        await waitUntil(
+          () => received(receiver, expected),
+          30_000,
+          'every span after the last restart',
+        ).catch(() => {
+          timedOut = true;
+        });
+        await last.stop('SIGTERM');
+        const t = tally(expected, receiver.spans(), 'last');
+        // Each process' stderr, in start order (each one exits before the next starts).
+        const logs = procs.map((p) => p.stderr());
+        // More than one "first start" means a restart after a kill before the first
+        // state save: the case 'kill -9 before the first state save' isolates it.
+        const firstStartCount = logs.filter((l) => l.includes('"firstStart":true')).length;
+        if (t.lost > 0 || t.unexpected > 0) {
+          const got = new Set(receiver.spans().map(keyOf));
+          const want = new Set(expected.map(keyOf));
+          const firstStarts = logs
+            .map((l) => /"firstStart":(true|false)/.exec(l)?.[1] ?? 'killed before scan')
+            .join(' ');
+          console.log(`soak diagnostics: firstStart per process: ${firstStarts}`);
+          console.log(
+            `lost: ${expected
+              .filter((s) => !got.has(keyOf(s)))
+              .map(
+                (s) =>
+                  `${s.name} ${s.attributes['gen_ai.conversation.id']} ${s.traceId.slice(0, 8)}`,
+              )
+              .join('; ')}`,
+          );
+          console.log(
+            `unexpected: ${receiver
+              .spans()
+              .filter((s) => !want.has(keyOf(s)))
+              .map(
+                (s) =>
+                  `${s.name} ${s.attributes['gen_ai.conversation.id']} ${s.traceId.slice(0, 8)} incomplete=${String(s.attributes['claude_code.incomplete'] ?? false)}`,
+              )
+              .join('; ')}`,
+          );
+        }
+        record({
+          name: `watch: kill -9 soak, ${kills} rounds (seed ${FUZZ_SEED})`,
+          t,
+          outcome: `${kills} SIGKILLs (${killedBeforeWatching} during startup), ${linesAtLastKill}/${totalLines} lines written by the last; ${firstStartCount} first start(s); ${receiver.requests().length} requests${timedOut ? '; TIMED OUT waiting' : ''}`,
+          repeatsAllowed: 'byte-identical (spans in flight or not yet recorded at the kill)',
+          started,
+          ok: t.lost === 0 && t.repeatedDiffering === 0 && t.unexpected === 0,
+        });
+        expect(kills).toBeGreaterThanOrEqual(20);
+        expect(t.lost).toBe(0);
+        expect(t.repeatedDiffering).toBe(0);
+        expect(t.unexpected).toBe(0);
+      } finally {
+        await Promise.all(procs.map((p) => p.stop('SIGKILL')));
       }
-      record({
-        name: `watch: kill -9 soak, ${kills} rounds (seed ${FUZZ_SEED})`,
-        t,
-        outcome: `${kills} SIGKILLs (${killedBeforeWatching} during startup), ${linesAtLastKill}/${totalLines} lines written by the last; ${firstStartCount} first start(s); ${receiver.requests().length} requests${timedOut ? '; TIMED OUT waiting' : ''}`,
-        repeatsAllowed: 'byte-identical (spans in flight or not yet recorded at the kill)',
-        started,
-        ok: t.lost === 0 && t.repeatedDiffering === 0 && t.unexpected === 0,
-      });
-      expect(kills).toBeGreaterThanOrEqual(20);
-      expect(t.lost).toBe(0);
-      expect(t.repeatedDiffering).toBe(0);
-      expect(t.unexpected).toBe(0);
-    } finally {
-      for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
-      await receiver.stop();
-      await rm(dirs.base, { recursive: true, force: true });
-    }
+    });
   }, 300_000);
 });

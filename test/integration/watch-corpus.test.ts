@@ -4,39 +4,24 @@
 // nothing but the open turns --once leaves for its next run.
 import { cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadPriceTable } from '../../src/adapters/price-file.js';
-import { runExport } from '../../src/app/export.js';
-import { countingSink } from '../../src/app/span-sink.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { describe, expect, it } from 'vitest';
 import {
   FIXTURES,
   differingRepeats,
+  exportReadOnly,
   exportSpans,
   runDaemon,
   settingsFor,
-  tempDirs,
-  type Dirs,
+  sceneForEachTest,
 } from './watch-harness.js';
 
-let dirs: Dirs;
-let receiver: OtlpReceiver;
-
-beforeEach(async () => {
-  dirs = await tempDirs();
-  receiver = await startOtlpReceiver();
-});
-
-afterEach(async () => {
-  await receiver.stop();
-  await dirs.cleanup();
-});
+const scene = sceneForEachTest();
 
 describe('ccotel watch over every fixture', () => {
   it('--once --backfill delivers exactly the spans export builds', async () => {
     for (const group of ['hand', 'real-layout']) {
       for (const name of await readdir(join(FIXTURES, group))) {
-        await cp(join(FIXTURES, group, name), join(dirs.projects, `${group}-${name}`), {
+        await cp(join(FIXTURES, group, name), join(scene.dirs.projects, `${group}-${name}`), {
           recursive: true,
           filter: (src) => !src.endsWith('.txt') && !src.endsWith('.md'),
         });
@@ -46,22 +31,22 @@ describe('ccotel watch over every fixture', () => {
     // prompt uuids, so same trace ids): leave those out, export counts them as duplicates.
     const skip =
       /v2\.1\.29__(clear-command|compact-command|edit-permission-dialog|hook-stop)|sessions-index|\.md$|\.meta\.json$/;
-    await cp(join(FIXTURES, 'real'), join(dirs.projects, 'real'), {
+    await cp(join(FIXTURES, 'real'), join(scene.dirs.projects, 'real'), {
       recursive: true,
       filter: (src) => !skip.test(src),
     });
 
-    const settings = settingsFor(receiver, dirs);
+    const settings = settingsFor(scene.receiver, scene.dirs);
     const run = await runDaemon(settings, { once: true, backfill: true });
     expect(await run.daemon.done).toBe(0);
 
-    const all = await exportSpans(dirs.projects, settings);
+    const all = await exportSpans(scene.dirs.projects, settings);
     // --once leaves open turns for the next run; everything else must have gone out.
     const openTraces = new Set(
       [...all.values()].filter((s) => s.parentSpanId === null && !s.complete).map((s) => s.traceId),
     );
     const expected = [...all.values()].filter((s) => !openTraces.has(s.traceId));
-    const got = receiver.spans();
+    const got = scene.receiver.spans();
     expect(differingRepeats(got)).toEqual([]);
     const received = new Set(got.map((s) => s.spanId));
     expect(
@@ -69,15 +54,7 @@ describe('ccotel watch over every fixture', () => {
     ).toEqual([]);
     expect(got.filter((s) => !all.has(s.spanId)).map((s) => s.name)).toEqual([]);
 
-    const summary = await runExport({
-      paths: [],
-      settings,
-      prices: await loadPriceTable(),
-      sink: countingSink(),
-      since: null,
-      force: false,
-      readOnlyState: true,
-    });
+    const summary = await exportReadOnly(settings);
     expect(summary.turnsDuplicate).toBe(0);
     expect(summary.turns - summary.turnsUnchanged).toBe(openTraces.size);
     expect(summary.spansSent).toBe(all.size - expected.length);

@@ -4,43 +4,25 @@
 // except a span first sent incomplete at an idle timeout and later completed.
 import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toolSpanIdFor, traceIdFor, turnSpanIdFor } from '../../src/core/span-ids.js';
-import { loadPriceTable } from '../../src/adapters/price-file.js';
-import { runExport } from '../../src/app/export.js';
-import { countingSink } from '../../src/app/span-sink.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import type { DecodedSpan } from '../support/otlp-decode.js';
+import type { OtlpReceiver } from '../support/otlp-receiver.js';
 import {
   SUBAGENT,
   TOOL_HEAVY,
   differingRepeats,
+  exportReadOnly,
   exportSpans,
   fixtureLines,
   runDaemon,
   settingsFor,
-  tempDirs,
+  sceneForEachTest,
   waitForIds,
   writeLines,
-  type Dirs,
-  type RunningDaemon,
 } from './watch-harness.js';
 
-let dirs: Dirs;
-let receiver: OtlpReceiver;
-let running: RunningDaemon | null = null;
-
-beforeEach(async () => {
-  dirs = await tempDirs();
-  receiver = await startOtlpReceiver();
-});
-
-afterEach(async () => {
-  if (running !== null) await running.daemon.stop('test end');
-  running = null;
-  await receiver.stop();
-  await dirs.cleanup();
-});
+const scene = sceneForEachTest();
 
 interface Rec {
   uuid?: string;
@@ -67,72 +49,70 @@ const countsById = (spans: DecodedSpan[]): Map<string, number> => {
   return m;
 };
 
-async function exportNow(settings: ReturnType<typeof settingsFor>) {
-  return runExport({
-    paths: [],
-    settings,
-    prices: await loadPriceTable(),
-    sink: countingSink(),
-    since: null,
-    force: false,
-    readOnlyState: true,
-  });
+/** The daemon started on the empty projects dir, tool_heavy.jsonl's lines and the file to write them to. */
+async function daemonAndHeavy(idleTimeoutMs = QUIET_MS) {
+  const settings = settingsFor(scene.receiver, scene.dirs, { idleTimeoutMs });
+  const run = await runDaemon(settings);
+  scene.running = run;
+  await run.daemon.ready;
+  const heavy = await fixtureLines(TOOL_HEAVY);
+  return { settings, run, heavy, file: join(scene.dirs.project, `${sessionIdOf(heavy)}.jsonl`) };
 }
 
 describe('ccotel watch, first start', () => {
   it('sends no old history without --backfill; the turn in progress is followed; export then sends only the history', async () => {
-    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
+    const settings = settingsFor(scene.receiver, scene.dirs, { idleTimeoutMs: QUIET_MS });
     const heavy = await fixtureLines(TOOL_HEAVY);
     const sub = await fixtureLines(SUBAGENT);
-    const subFile = join(dirs.project, `${sessionIdOf(sub)}.jsonl`);
+    const subFile = join(scene.dirs.project, `${sessionIdOf(sub)}.jsonl`);
     // History: a finished session, and one whose last turn is under way.
-    await writeLines(join(dirs.project, `${sessionIdOf(heavy)}.jsonl`), heavy, 0);
+    await writeLines(join(scene.dirs.project, `${sessionIdOf(heavy)}.jsonl`), heavy, 0);
     const beads = indexOf(sub, 'create the beads');
     const firstBash = sub.findIndex((l, i) => i > beads && l.includes('"tool_result"'));
     // Through the next response's first line: the call's own response is over.
     await writeLines(subFile, sub.slice(0, firstBash + 2), 0);
 
-    running = await runDaemon(settings);
-    await running.daemon.ready;
-    await running.daemon.settled();
+    scene.running = await runDaemon(settings);
+    await scene.running.daemon.ready;
+    await scene.running.daemon.settled();
     const liveTrace = traceOfPrompt(sub, 'create the beads');
     // Only spans of the turn in progress may have left: its first Bash call had returned
     // and the response that issued it was over.
-    expect(receiver.spans().every((s) => s.traceId === liveTrace)).toBe(true);
-    expect(receiver.spans().map((s) => s.spanId)).toContain(
+    expect(scene.receiver.spans().every((s) => s.traceId === liveTrace)).toBe(true);
+    expect(scene.receiver.spans().map((s) => s.spanId)).toContain(
       toolSpanIdFor(resultIdAt(sub, firstBash)),
     );
 
     await writeLines(subFile, sub.slice(firstBash + 2));
-    const expected = await exportSpans(dirs.projects, settings);
+    const expected = await exportSpans(scene.dirs.projects, settings);
     const live = [...expected.values()].filter((s) => s.traceId === liveTrace);
-    const got = await waitForIds(receiver, new Map(live.map((s) => [s.spanId, s])));
+    const got = await waitForIds(scene.receiver, new Map(live.map((s) => [s.spanId, s])));
     expect(got.every((s) => s.traceId === liveTrace)).toBe(true);
     expect(differingRepeats(got)).toEqual([]);
 
-    await running.daemon.settled();
-    const summary = await exportNow(settings);
+    await scene.running.daemon.settled();
+    const summary = await exportReadOnly(settings);
     expect(summary.turns).toBe(4);
     expect(summary.turnsUnchanged).toBe(1);
     expect(summary.spansSent).toBe(expected.size - live.length);
   });
 
   it('with --backfill sends the history too, and a later export sends nothing', async () => {
-    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
+    const settings = settingsFor(scene.receiver, scene.dirs, { idleTimeoutMs: QUIET_MS });
     const heavy = await fixtureLines(TOOL_HEAVY);
     const sub = await fixtureLines(SUBAGENT);
-    await writeLines(join(dirs.project, `${sessionIdOf(heavy)}.jsonl`), heavy, 0);
-    const subFile = join(dirs.project, `${sessionIdOf(sub)}.jsonl`);
+    await writeLines(join(scene.dirs.project, `${sessionIdOf(heavy)}.jsonl`), heavy, 0);
+    const subFile = join(scene.dirs.project, `${sessionIdOf(sub)}.jsonl`);
     const cut = indexOf(sub, 'create the beads') + 3;
     await writeLines(subFile, sub.slice(0, cut), 0);
-    running = await runDaemon(settings, { backfill: true });
-    await running.daemon.ready;
+    scene.running = await runDaemon(settings, { backfill: true });
+    await scene.running.daemon.ready;
     await writeLines(subFile, sub.slice(cut));
-    const expected = await exportSpans(dirs.projects, settings);
-    const got = await waitForIds(receiver, expected);
+    const expected = await exportSpans(scene.dirs.projects, settings);
+    const got = await waitForIds(scene.receiver, expected);
     expect(differingRepeats(got)).toEqual([]);
-    await running.daemon.settled();
-    const summary = await exportNow(settings);
+    await scene.running.daemon.settled();
+    const summary = await exportReadOnly(settings);
     expect(summary.turns).toBe(4);
     expect(summary.spansSent).toBe(0);
   });
@@ -140,20 +120,16 @@ describe('ccotel watch, first start', () => {
 
 describe('ccotel watch, files changing under it', () => {
   it('re-reads a truncated and a replaced transcript without sending a span twice with different content', async () => {
-    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
-    running = await runDaemon(settings);
-    await running.daemon.ready;
-    const heavy = await fixtureLines(TOOL_HEAVY);
-    const file = join(dirs.project, `${sessionIdOf(heavy)}.jsonl`);
+    const { settings, run, heavy, file } = await daemonAndHeavy();
     const turnEnd = indexOf(heavy, 'scrolling back in xterm.js');
     // Through the next prompt: the first turn is over, its root leaves at once.
     await writeLines(file, heavy.slice(0, turnEnd + 1));
     const firstTrace = traceOfPrompt(heavy, 'start phoenix in background');
-    const firstTurn = [...(await exportSpans(dirs.projects, settings)).values()].filter(
+    const firstTurn = [...(await exportSpans(scene.dirs.projects, settings)).values()].filter(
       (s) => s.traceId === firstTrace,
     );
     await waitForIds(
-      receiver,
+      scene.receiver,
       firstTurn.map((s) => s.spanId),
     );
 
@@ -161,7 +137,7 @@ describe('ccotel watch, files changing under it', () => {
     const inode = (await stat(file)).ino;
     await writeFile(file, `${heavy.slice(0, 11).join('\n')}\n`);
     expect((await stat(file)).ino).toBe(inode);
-    await running.logs.waitFor((l) => l.msg.includes('re-reading') && l.reason === 'shrunk');
+    await run.logs.waitFor((l) => l.msg.includes('re-reading') && l.reason === 'shrunk');
     await writeLines(file, heavy.slice(11));
 
     // Replaced by rename: the same history plus a new turn from another transcript.
@@ -170,26 +146,24 @@ describe('ccotel watch, files changing under it', () => {
     const tmp = `${file}.tmp`;
     await writeFile(tmp, `${[...heavy, ...extra].join('\n')}\n`);
     await rename(tmp, file);
-    await running.logs.waitFor((l) => l.msg.includes('re-reading') && l.reason === 'replaced');
+    await run.logs.waitFor((l) => l.msg.includes('re-reading') && l.reason === 'replaced');
 
-    const expected = await exportSpans(dirs.projects, settings);
-    const got = await waitForIds(receiver, expected);
+    const expected = await exportSpans(scene.dirs.projects, settings);
+    const got = await waitForIds(scene.receiver, expected);
     expect(differingRepeats(got)).toEqual([]);
     for (const s of got) expect(expected.has(s.spanId), s.name).toBe(true);
   });
 
   it('forgets a deleted transcript', async () => {
-    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
-    running = await runDaemon(settings);
-    await running.daemon.ready;
-    const heavy = await fixtureLines(TOOL_HEAVY);
-    const file = join(dirs.project, `${sessionIdOf(heavy)}.jsonl`);
+    const { settings, run, heavy, file } = await daemonAndHeavy();
     await writeLines(file, heavy, 1);
-    await waitForIds(receiver, await exportSpans(dirs.projects, settings));
+    await waitForIds(scene.receiver, await exportSpans(scene.dirs.projects, settings));
     await unlink(file);
-    await running.logs.waitFor((l) => l.msg.startsWith('session file deleted'));
-    expect(await running.daemon.stop('test')).toBe(0);
-    const saved = JSON.parse(await readFile(join(dirs.state, 'watch-state.json'), 'utf8')) as {
+    await run.logs.waitFor((l) => l.msg.startsWith('session file deleted'));
+    expect(await run.daemon.stop('test')).toBe(0);
+    const saved = JSON.parse(
+      await readFile(join(scene.dirs.state, 'watch-state.json'), 'utf8'),
+    ) as {
       sessions: Record<string, unknown>;
     };
     expect(Object.keys(saved.sessions)).toEqual([]);
@@ -198,40 +172,30 @@ describe('ccotel watch, files changing under it', () => {
 
 describe('ccotel watch, delivery', () => {
   it('holds spans through a collector outage, logs it once, and delivers them all when it returns', async () => {
-    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
-    running = await runDaemon(settings);
-    await running.daemon.ready;
-    const heavy = await fixtureLines(TOOL_HEAVY);
-    const file = join(dirs.project, `${sessionIdOf(heavy)}.jsonl`);
+    const { settings, run, heavy, file } = await daemonAndHeavy();
     const first = indexOf(heavy, '"tool_result"');
     await writeLines(file, heavy.slice(0, first + 2));
-    await waitForIds(receiver, [toolSpanIdFor(resultIdAt(heavy, first))]);
+    await waitForIds(scene.receiver, [toolSpanIdFor(resultIdAt(heavy, first))]);
 
-    await receiver.stop();
+    await scene.receiver.stop();
     await writeLines(file, heavy.slice(first + 2));
-    await running.logs.waitFor((l) => l.msg.startsWith('collector unreachable'));
+    await run.logs.waitFor((l) => l.msg.startsWith('collector unreachable'));
     // Let it retry a few times against the closed port (not an assertion, just a longer outage).
     await new Promise((r) => setTimeout(r, 1500));
-    await receiver.restart();
+    await scene.receiver.restart();
 
-    const expected = await exportSpans(dirs.projects, settings);
-    const got = await waitForIds(receiver, expected, 20_000);
+    const expected = await exportSpans(scene.dirs.projects, settings);
+    const got = await waitForIds(scene.receiver, expected, 20_000);
     expect(differingRepeats(got)).toEqual([]);
-    await running.logs.waitFor((l) => l.msg.startsWith('collector reachable again'));
+    await run.logs.waitFor((l) => l.msg.startsWith('collector reachable again'));
+    expect(run.logs.lines.filter((l) => l.msg.startsWith('collector unreachable'))).toHaveLength(1);
     expect(
-      running.logs.lines.filter((l) => l.msg.startsWith('collector unreachable')),
-    ).toHaveLength(1);
-    expect(
-      running.logs.lines.filter((l) => l.msg.startsWith('collector reachable again')),
+      run.logs.lines.filter((l) => l.msg.startsWith('collector reachable again')),
     ).toHaveLength(1);
   });
 
   it('sends open work marked incomplete after the idle timeout, and its final form when it completes', async () => {
-    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: 400 });
-    running = await runDaemon(settings);
-    await running.daemon.ready;
-    const heavy = await fixtureLines(TOOL_HEAVY);
-    const file = join(dirs.project, `${sessionIdOf(heavy)}.jsonl`);
+    const { settings, run, heavy, file } = await daemonAndHeavy(400);
     const first = indexOf(heavy, '"tool_result"');
     const promptUuid = parse(heavy[indexOf(heavy, 'start phoenix in background')] ?? '').uuid ?? '';
     const rootId = turnSpanIdFor(promptUuid);
@@ -239,16 +203,16 @@ describe('ccotel watch, delivery', () => {
     await writeLines(file, heavy.slice(0, first));
 
     // Quiet for the idle timeout: the running Bash call and the open turn leave, incomplete.
-    const early = await waitForIds(receiver, [rootId, bashId]);
+    const early = await waitForIds(scene.receiver, [rootId, bashId]);
     expect(early.find((s) => s.spanId === rootId)?.attributes['claude_code.incomplete']).toBe(true);
     expect(early.find((s) => s.spanId === bashId)?.attributes['claude_code.incomplete']).toBe(true);
-    await running.logs.waitFor((l) => l.msg.includes('unloaded'));
+    await run.logs.waitFor((l) => l.msg.includes('unloaded'));
 
     // The session resumes: the call returns, the turn ends, final forms follow.
     await writeLines(file, heavy.slice(first));
-    const expected = await exportSpans(dirs.projects, settings);
-    await waitForIds(receiver, expected);
-    await spansUntil(receiver, (spans) => {
+    const expected = await exportSpans(scene.dirs.projects, settings);
+    await waitForIds(scene.receiver, expected);
+    await spansUntil(scene.receiver, (spans) => {
       const last = lastById(spans);
       return (
         last.get(rootId)?.attributes['claude_code.incomplete'] === undefined &&
@@ -256,62 +220,61 @@ describe('ccotel watch, delivery', () => {
       );
     });
     const firstSeen = new Map<string, DecodedSpan>();
-    for (const s of receiver.spans()) if (!firstSeen.has(s.spanId)) firstSeen.set(s.spanId, s);
+    for (const s of scene.receiver.spans())
+      if (!firstSeen.has(s.spanId)) firstSeen.set(s.spanId, s);
     // The only spans sent twice with different content are those first sent incomplete.
-    for (const id of differingRepeats(receiver.spans()))
+    for (const id of differingRepeats(scene.receiver.spans()))
       expect(firstSeen.get(id)?.attributes['claude_code.incomplete'], id).toBe(true);
   });
 
   it('resumes after a restart mid-turn without sending anything twice', async () => {
-    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
-    running = await runDaemon(settings);
-    await running.daemon.ready;
-    const heavy = await fixtureLines(TOOL_HEAVY);
-    const file = join(dirs.project, `${sessionIdOf(heavy)}.jsonl`);
+    const { settings, run, heavy, file } = await daemonAndHeavy();
     const first = indexOf(heavy, '"tool_result"');
     await writeLines(file, heavy.slice(0, first + 3));
-    await waitForIds(receiver, [toolSpanIdFor(resultIdAt(heavy, first))]);
-    expect(await running.daemon.stop('restart')).toBe(0);
-    const saved = JSON.parse(await readFile(join(dirs.state, 'watch-state.json'), 'utf8')) as {
+    await waitForIds(scene.receiver, [toolSpanIdFor(resultIdAt(heavy, first))]);
+    expect(await run.daemon.stop('restart')).toBe(0);
+    const saved = JSON.parse(
+      await readFile(join(scene.dirs.state, 'watch-state.json'), 'utf8'),
+    ) as {
       sessions: Record<string, { live: boolean }>;
     };
     expect(saved.sessions[file]?.live).toBe(true);
-    expect((await stat(join(dirs.state, 'watch-state.json'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(scene.dirs.state, 'watch-state.json'))).mode & 0o777).toBe(0o600);
 
-    running = await runDaemon(settings);
-    await running.daemon.ready;
+    scene.running = await runDaemon(settings);
+    await scene.running.daemon.ready;
     await writeLines(file, heavy.slice(first + 3));
-    const expected = await exportSpans(dirs.projects, settings);
-    const got = await waitForIds(receiver, expected);
-    await running.daemon.settled();
+    const expected = await exportSpans(scene.dirs.projects, settings);
+    const got = await waitForIds(scene.receiver, expected);
+    await scene.running.daemon.settled();
     expect([...countsById(got).entries()].filter(([, n]) => n > 1)).toEqual([]);
   });
 
   it('--once sends what is complete, leaves open turns for the next run, and exits 0', async () => {
-    const settings = settingsFor(receiver, dirs, { idleTimeoutMs: QUIET_MS });
+    const settings = settingsFor(scene.receiver, scene.dirs, { idleTimeoutMs: QUIET_MS });
     const heavy = await fixtureLines(TOOL_HEAVY);
-    const file = join(dirs.project, `${sessionIdOf(heavy)}.jsonl`);
+    const file = join(scene.dirs.project, `${sessionIdOf(heavy)}.jsonl`);
     const secondTurn = indexOf(heavy, 'scrolling back in xterm.js');
     await writeLines(file, heavy.slice(0, secondTurn + 4), 0);
     const onceRun = await runDaemon(settings, { once: true, backfill: true });
     expect(await onceRun.daemon.done).toBe(0);
     const openRoot = turnSpanIdFor(parse(heavy[secondTurn] ?? '').uuid ?? '');
     const firstTrace = traceOfPrompt(heavy, 'start phoenix in background');
-    const firstTurn = [...(await exportSpans(dirs.projects, settings)).values()].filter(
+    const firstTurn = [...(await exportSpans(scene.dirs.projects, settings)).values()].filter(
       (s) => s.traceId === firstTrace,
     );
-    const afterFirst = receiver.spans();
+    const afterFirst = scene.receiver.spans();
     for (const s of firstTurn) expect(afterFirst.map((x) => x.spanId)).toContain(s.spanId);
     expect(afterFirst.some((s) => s.spanId === openRoot)).toBe(false);
 
     await writeLines(file, heavy.slice(secondTurn + 4), 0);
     const again = await runDaemon(settings, { once: true });
     expect(await again.daemon.done).toBe(0);
-    const expected = await exportSpans(dirs.projects, settings);
-    const got = receiver.spans();
+    const expected = await exportSpans(scene.dirs.projects, settings);
+    const got = scene.receiver.spans();
     for (const id of expected.keys()) expect(got.map((s) => s.spanId)).toContain(id);
     expect([...countsById(got).entries()].filter(([, n]) => n > 1)).toEqual([]);
-    expect((await exportNow(settings)).spansSent).toBe(0);
+    expect((await exportReadOnly(settings)).spansSent).toBe(0);
   });
 });
 

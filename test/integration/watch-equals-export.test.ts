@@ -7,23 +7,15 @@
 // equal the span `ccotel export --out` makes from the final files: same ids,
 // same content, none missing. Without a kill nothing is sent twice; across the
 // kill only the requests in flight may repeat, byte-identical, and are counted.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFile, copyFile, mkdir, readFile, readdir } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ensureBuilt } from '../support/fault-harness.js';
+import { cliEnv, spawnCli, watchFlags, type CliProcess } from '../support/cli-process.js';
+import { CLI, ensureBuilt } from '../support/fault-harness.js';
 import { decodeJsonTraces, type DecodedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
-import {
-  FIXTURES,
-  captureLogs,
-  sleep,
-  tempDirs,
-  type Dirs,
-  type LogCapture,
-} from './watch-harness.js';
+import { FIXTURES, sleep, tempDirs, type Dirs } from './watch-harness.js';
 
-const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 const IDLE = '3s';
 
 /** Sessions replayed: every fixture dir with sub-agents or turn-end edge cases, and real files. */
@@ -172,51 +164,12 @@ async function perform(w: Write, index: number): Promise<void> {
   await appendFile(w.file, `${w.line.slice(cut)}\n`);
 }
 
-interface Proc {
-  child: ChildProcess;
-  logs: LogCapture;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function cli(args: string[], dirs: Dirs): Proc {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: dirs.base,
-    XDG_CONFIG_HOME: join(dirs.base, 'config'),
-  };
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const logs = captureLogs();
-  let partial = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => {
-    const text = partial + chunk;
-    const cut = text.lastIndexOf('\n');
-    partial = text.slice(cut + 1);
-    if (cut >= 0) logs.write(text.slice(0, cut + 1));
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, logs, exited };
-}
+/** `node dist/cli/main.js ARGS` in a process of its own, HOME in the temp dir. */
+const cli = (args: string[], dirs: Dirs): CliProcess => spawnCli([CLI, ...args], cliEnv(dirs.base));
 
 const watchArgs = (dirs: Dirs, receiver: OtlpReceiver): string[] => [
   'watch',
-  '--endpoint',
-  receiver.url,
-  '--projects-dir',
-  dirs.projects,
-  '--state-dir',
-  dirs.state,
-  '--idle-timeout',
-  IDLE,
-  '--log-level',
-  'debug',
-  '--timeout',
-  '2000',
+  ...watchFlags(receiver.url, dirs, { logLevel: 'debug', idleTimeout: IDLE }),
 ];
 
 /** What a viewer stores of a span: everything but the resource (same settings anyway). */
@@ -253,7 +206,7 @@ async function quiet(receiver: OtlpReceiver, quietMs: number, maxMs: number): Pr
 
 let dirs: Dirs;
 let receiver: OtlpReceiver;
-const procs: Proc[] = [];
+const procs: CliProcess[] = [];
 
 beforeAll(() => ensureBuilt(), 120_000);
 
@@ -263,8 +216,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const p of procs.splice(0))
-    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  await Promise.all(procs.splice(0).map((p) => p.stop('SIGKILL')));
   await receiver.stop();
   await dirs.cleanup();
 });

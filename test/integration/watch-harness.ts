@@ -3,6 +3,7 @@
 // receiver, and the spans `ccotel export` would build for the same files.
 import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { afterEach, beforeEach } from 'vitest';
 import { dirname, join } from 'node:path';
 import { DEFAULTS, type Settings } from '../../src/core/settings.js';
 import type { SpanData } from '../../src/core/span-data.js';
@@ -11,9 +12,12 @@ import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { createJsonLogger } from '../../src/adapters/logger.js';
 import { findSessions } from '../../src/adapters/session-files.js';
 import { sessionSpans } from '../../src/app/session-spans.js';
+import { runExport, type ExportSummary } from '../../src/app/export.js';
+import { countingSink } from '../../src/app/span-sink.js';
 import { startWatch, type WatchDaemon, type WatchOptions } from '../../src/app/watch/daemon.js';
 import type { DecodedSpan } from '../support/otlp-decode.js';
-import type { OtlpReceiver } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { captureLogs, type LogCapture } from '../support/log-capture.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
 export const TOOL_HEAVY = join(
@@ -54,6 +58,33 @@ export async function tempDirs(): Promise<Dirs> {
   };
 }
 
+/** What one test works with; `running` is the daemon it started, if any. */
+export interface Scene {
+  dirs: Dirs;
+  receiver: OtlpReceiver;
+  running: RunningDaemon | null;
+}
+
+/**
+ * Registers a suite's per-test set-up: fresh temp dirs and a receiver before
+ * each test; after it, the daemon the test left in `running` is stopped first
+ * (it may still send), then the receiver and the dirs. Filled in by beforeEach.
+ */
+export function sceneForEachTest(): Scene {
+  const scene = { running: null } as Scene;
+  beforeEach(async () => {
+    scene.dirs = await tempDirs();
+    scene.receiver = await startOtlpReceiver();
+  });
+  afterEach(async () => {
+    if (scene.running !== null) await scene.running.daemon.stop('test end');
+    scene.running = null;
+    await scene.receiver.stop();
+    await scene.dirs.cleanup();
+  });
+  return scene;
+}
+
 export function settingsFor(
   receiver: OtlpReceiver,
   dirs: Dirs,
@@ -82,59 +113,6 @@ export async function writeLines(file: string, lines: string[], delayMs = 3): Pr
   }
 }
 
-export interface LogLine {
-  time: string;
-  level: string;
-  msg: string;
-  [key: string]: unknown;
-}
-
-/** Daemon logs, parsed, with event-driven waiting. */
-export interface LogCapture {
-  lines: LogLine[];
-  write(line: string): void;
-  waitFor(match: (l: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
-}
-
-export function captureLogs(): LogCapture {
-  const lines: LogLine[] = [];
-  const waiters = new Set<(l: LogLine) => void>();
-  return {
-    lines,
-    write(text) {
-      for (const raw of text.split('\n')) {
-        if (raw.trim() === '') continue;
-        let line: LogLine;
-        try {
-          line = JSON.parse(raw) as LogLine;
-        } catch {
-          // A crash trace or a warning from node itself: keep it visible.
-          line = { time: new Date().toISOString(), level: 'raw', msg: raw };
-        }
-        lines.push(line);
-        for (const w of [...waiters]) w(line);
-      }
-    },
-    waitFor(match, timeoutMs = 15_000) {
-      const found = lines.find(match);
-      if (found !== undefined) return Promise.resolve(found);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`waitFor: no matching log line after ${timeoutMs} ms`));
-        }, timeoutMs);
-        const check = (l: LogLine): void => {
-          if (!match(l)) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve(l);
-        };
-        waiters.add(check);
-      });
-    },
-  };
-}
-
 export interface RunningDaemon {
   daemon: WatchDaemon;
   logs: LogCapture;
@@ -157,6 +135,22 @@ export async function runDaemon(
     ...opts,
   });
   return { daemon, logs };
+}
+
+/**
+ * What `ccotel export` would do after the daemon, without sending or recording
+ * anything (read-only state, a counting sink): the summary says what is left.
+ */
+export async function exportReadOnly(settings: Settings): Promise<ExportSummary> {
+  return runExport({
+    paths: [],
+    settings,
+    prices: await loadPriceTable(),
+    sink: countingSink(),
+    since: null,
+    force: false,
+    readOnlyState: true,
+  });
 }
 
 /** The spans `ccotel export` builds for every session under a dir, by span id. */

@@ -1,18 +1,16 @@
 // The built CLI as a real process: SIGTERM flushes and exits 0 within 5 s;
 // kill -9 mid-stream and a restart lose nothing and repeat only byte-identical
 // spans. Builds dist/ first if it is older than the sources (shared, locked build).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { toolSpanIdFor, turnSpanIdFor } from '../../src/core/span-ids.js';
-import { ensureBuilt } from '../support/fault-harness.js';
+import { cliEnv, spawnCli, watchFlags, type CliProcess } from '../support/cli-process.js';
+import { ensureBuilt, watchArgv } from '../support/fault-harness.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import {
   SUBAGENT,
   TOOL_HEAVY,
-  captureLogs,
   differingRepeats,
   exportSpans,
   fixtureLines,
@@ -21,68 +19,12 @@ import {
   waitForIds,
   writeLines,
   type Dirs,
-  type LogCapture,
 } from './watch-harness.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const DIST = join(ROOT, 'dist');
-
-/** `node dist/cli/main.js watch …` once run.ts registers the command; until then the same wiring inline. */
-function command(args: string[]): string[] {
-  const registered = readFileSync(join(DIST, 'cli', 'run.js'), 'utf8').includes('runWatchCommand');
-  if (registered) return [join(DIST, 'cli', 'main.js'), 'watch', ...args];
-  const entry = `
-    import { runWatchCommand } from ${JSON.stringify(join(DIST, 'cli', 'commands', 'watch.js'))};
-    const stopSignal = new Promise((r) => { process.once('SIGINT', r); process.once('SIGTERM', r); });
-    const io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), env: process.env, isTTY: false, columns: 100, stopSignal };
-    runWatchCommand(process.argv.slice(1), io).then((c) => { process.exitCode = c; }, (e) => { process.stderr.write(String(e) + '\\n'); process.exitCode = 1; });`;
-  return ['--input-type=module', '-e', entry, '--', ...args];
-}
-
-interface Proc {
-  child: ChildProcess;
-  logs: LogCapture;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function startWatchProcess(dirs: Dirs, receiver: OtlpReceiver): Proc {
-  const args = [
-    '--endpoint',
-    receiver.url,
-    '--projects-dir',
-    dirs.projects,
-    '--state-dir',
-    dirs.state,
-    '--log-level',
-    'debug',
-    '--timeout',
-    '2000',
-    // The fixtures' last turns have no turn_duration: their roots leave once quiet this long.
-    '--idle-timeout',
-    '2s',
-  ];
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: dirs.base,
-    XDG_CONFIG_HOME: join(dirs.base, 'config'),
-  };
-  const child = spawn(process.execPath, command(args), {
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const logs = captureLogs();
-  let partial = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => {
-    const text = partial + chunk;
-    const cut = text.lastIndexOf('\n');
-    partial = text.slice(cut + 1);
-    if (cut >= 0) logs.write(text.slice(0, cut + 1));
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, logs, exited };
+/** `ccotel watch` from dist/ as a process of its own, logging at debug. */
+function startWatchProcess(dirs: Dirs, receiver: OtlpReceiver): CliProcess {
+  const flags = watchFlags(receiver.url, dirs, { logLevel: 'debug', idleTimeout: '2s' });
+  return spawnCli(watchArgv(flags), cliEnv(dirs.base));
 }
 
 const sessionIdOf = (lines: string[]): string =>
@@ -92,7 +34,7 @@ const indexOf = (lines: string[], needle: string): number =>
 
 let dirs: Dirs;
 let receiver: OtlpReceiver;
-let procs: Proc[] = [];
+let procs: CliProcess[] = [];
 
 beforeAll(() => ensureBuilt(), 120_000);
 
@@ -103,9 +45,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const p of procs)
-    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-  await Promise.all(procs.map((p) => p.exited));
+  await Promise.all(procs.map((p) => p.stop('SIGKILL')));
   await receiver.stop();
   await dirs.cleanup();
 });

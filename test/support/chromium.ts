@@ -2,8 +2,9 @@
 // page. Never a downloaded browser; CI installs the `chromium` package.
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../bench/lib/chromium-flags.mjs';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
 
 export const MISSING_CHROMIUM = `${CHROMIUM} not found: the HTML viewer tests need it. Install it with "apt-get install chromium" (CI installs it).`;
 
@@ -17,16 +18,6 @@ export async function launchChromium(): Promise<Browser | undefined> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    // Without the background-networking flags Chromium keeps dialling out,
-    // which this machine's closed network refuses.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: [...CHROMIUM_ARGS],
   });
 }

@@ -20,6 +20,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { DecodedSpan } from './otlp-decode.js';
+import type { OtlpReceiver } from './otlp-receiver.js';
 import { decodeOtlpRequest, encodeExportResponse, encodingOf } from './otlp-decode.js';
 
 export const REAL = 'fixtures/real';
@@ -153,7 +154,42 @@ export function tally(
   };
 }
 
+// ---- repeats a fault may cause ----
+
+/** Traces of spans that were in a request the receiver did not acknowledge, or acknowledged in part. */
+export function unacknowledgedTraces(receiver: Pick<OtlpReceiver, 'requests'>): Set<string> {
+  return new Set(
+    receiver
+      .requests()
+      .filter((r) => r.status < 200 || r.status >= 300 || (r.rejected ?? 0) > 0)
+      .flatMap((r) => r.spans.map((s) => s.traceId)),
+  );
+}
+
+/** Repeated spans outside the allowed traces, as "name trace/span" (must be none). */
+export function strayRepeats(received: DecodedSpan[], allowed: Set<string>): string[] {
+  const seen = new Set<string>();
+  const stray: string[] = [];
+  for (const s of received) {
+    const k = keyOf(s);
+    if (seen.has(k) && !allowed.has(s.traceId)) stray.push(`${s.name} ${k}`);
+    seen.add(k);
+  }
+  return stray;
+}
+
 // ---- the matrix ----
+
+/** The tally of a case that sends nothing (a refusal at start, a skip, a log check). */
+export const NO_SPANS: Tally = {
+  expected: 0,
+  received: 0,
+  lost: 0,
+  repeated: 0,
+  repeatedDiffering: 0,
+  unexpected: 0,
+  mismatched: 0,
+};
 
 export interface MatrixRow extends Tally {
   suite: string;
@@ -186,6 +222,17 @@ export function createMatrix(suite: string) {
       printedHeader = true;
       console.log(`[${suite}] ${format(full)}`);
       return full;
+    },
+    /** A row for a case that did not run here, with the reason (the matrix shows skips too). */
+    skip(name: string, reason: string): MatrixRow {
+      return this.add({
+        case: name,
+        ...NO_SPANS,
+        outcome: reason,
+        repeatsAllowed: '',
+        seconds: 0,
+        status: 'skipped',
+      });
     },
     /** Writes this suite's rows and rebuilds reports/fault-matrix.json from every suite's part. */
     write(): void {

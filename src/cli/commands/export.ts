@@ -1,13 +1,13 @@
 import { UserError } from '../../core/user-error.js';
 import type { AttemptFailure } from '../../adapters/otlp-http-sender.js';
-import { openPrivateFile, type PrivateFile } from '../../adapters/private-file.js';
+import type { PrivateFile } from '../../adapters/private-file.js';
 import { checkStateDir } from '../../adapters/state-dir.js';
-import { lockStateDir } from '../../adapters/state-lock.js';
 import { runExport, type ExportSummary } from '../../app/export.js';
 import { cleanupWarnings } from '../../app/cleanup-warning.js';
-import { countingSink, fileSink, otlpSink, type SpanSink } from '../../app/span-sink.js';
+import { countingSink } from '../../app/counting-sink.js';
+import type { SpanSink } from '../../app/span-sink.js';
 import { parseCommandArgs } from '../parse-args.js';
-import { exportContext, SETTINGS_FLAGS, SETTINGS_HELP } from '../settings-flags.js';
+import { exportSettings, resourceOf, SETTINGS_FLAGS, SETTINGS_HELP } from '../settings-flags.js';
 import { formatWarnings } from '../format-warnings.js';
 import type { CommandIo } from '../command-io.js';
 import type { PriceTable } from '../../core/pricing.js';
@@ -84,6 +84,7 @@ function outageReporter(io: CommandIo, quiet: boolean) {
     watch(sink: SpanSink): SpanSink {
       return {
         description: sink.description,
+        takesEncoded: sink.takesEncoded === true,
         send: async (spans, encoded) => {
           const result = await sink.send(spans, encoded);
           if (since !== null && result.parts.length > 0) {
@@ -99,43 +100,58 @@ function outageReporter(io: CommandIo, quiet: boolean) {
   };
 }
 
+/** The sink of a run that writes (--out) or sends its spans. */
+async function sendingSink(
+  settings: Settings,
+  outFile: PrivateFile | null,
+  outage: ReturnType<typeof outageReporter>,
+): Promise<SpanSink> {
+  const { fileSink, otlpSink } = await import('../../app/span-sink.js');
+  if (outFile !== null) return fileSink(outFile, resourceOf(settings));
+  return outage.watch(
+    otlpSink(settings, resourceOf(settings), {
+      maxRetries: 5,
+      maxBackoffMs: 5000,
+      onRetry: (f, delay) => outage.onRetry(f, delay),
+    }),
+  );
+}
+
+/** The state dir's lock, for a run that records what it sent. */
+async function lockState(stateDir: string, io: CommandIo) {
+  const { lockStateDir } = await import('../../adapters/state-lock.js');
+  return lockStateDir(stateDir, 'export', {
+    warn: (m) => io.stderr(`ccotel: warning: ${m}\n`),
+    onWait: (h) => io.stderr(`ccotel: waiting for the export running as pid ${h.pid} to finish\n`),
+  });
+}
+
 export async function runExportCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseExportArgs(argv);
   if (values.help === true) {
     io.stdout(EXPORT_HELP);
     return 0;
   }
-  const { settings, prices, resource } = await exportContext(values, io.env);
+  // A dry run builds no resource: the OTel packages behind it stay unloaded.
+  const { settings, prices } = await exportSettings(values, io.env);
   const dryRun = values['dry-run'] === true;
   const out = values.out;
   if (dryRun && out !== undefined)
     throw new UserError('export: --dry-run and --out cannot be combined', 'usage');
   const quiet = values.quiet === true;
   const outage = outageReporter(io, quiet);
+  // What only writing or sending runs use is imported when they run: a dry run
+  // loads neither the OTLP writers and HTTP sender nor the state lock.
   const outFile: PrivateFile | null =
-    out === undefined ? null : await openPrivateFile(out, '--out');
-  const sink = dryRun
-    ? countingSink()
-    : outFile !== null
-      ? fileSink(outFile, resource)
-      : outage.watch(
-          otlpSink(settings, resource, {
-            maxRetries: 5,
-            maxBackoffMs: 5000,
-            onRetry: (f, delay) => outage.onRetry(f, delay),
-          }),
-        );
+    out === undefined
+      ? null
+      : await (await import('../../adapters/private-file.js')).openPrivateFile(out, '--out');
+  const sink = dryRun ? countingSink() : await sendingSink(settings, outFile, outage);
   const readOnly = dryRun || out !== undefined;
   // Runs that record what they sent take turns; a running daemon makes export refuse.
   // Read-only runs still read the state: a dir that cannot be one is named, not stumbled on.
   if (readOnly) await checkStateDir(settings.stateDir ?? '.', '--state-dir');
-  const lock = readOnly
-    ? null
-    : await lockStateDir(settings.stateDir ?? '.', 'export', {
-        warn: (m) => io.stderr(`ccotel: warning: ${m}\n`),
-        onWait: (h) =>
-          io.stderr(`ccotel: waiting for the export running as pid ${h.pid} to finish\n`),
-      });
+  const lock = readOnly ? null : await lockState(settings.stateDir ?? '.', io);
   let summary: ExportSummary;
   try {
     summary = await exportWith(positionals, values, settings, prices, sink, io, readOnly);

@@ -4,6 +4,7 @@ import { UserError } from '../../core/user-error.js';
 import { defaultStateDir, loadConfig } from '../../adapters/config-loader.js';
 import { DEFAULT_STALE_AFTER_MS } from '../../core/session-status.js';
 import { parseCommandArgs } from '../parse-args.js';
+import { formatWarnings } from '../format-warnings.js';
 import type { CommandIo } from '../command-io.js';
 
 // --now is deliberately left out of the help: it exists so tests get stable
@@ -13,9 +14,11 @@ export const STATUS_HELP = `Usage: ccotel status [options]
 Lists the sessions active in the last hours and whose move it is, read from
 the transcripts alone: working, your_turn, api_error, interrupted, or unknown
 (not enough data — e.g. a session "working" with no event for --stale-minutes).
+Malformed transcript lines of the sessions listed are warnings on stderr.
 
 Options:
   --json                 print a JSON array, one object per session, newest first
+                         ("malformedLines": N on a session with bad lines)
   --hours N              sessions with an event in the last N hours (default 24)
   --stale-minutes N      report "working" with no event for N minutes as unknown (default 30)
   --projects-dir DIR     where the transcripts are (default: $CLAUDE_CONFIG_DIR/projects,
@@ -76,6 +79,9 @@ export async function runStatusCommand(argv: string[], io: CommandIo): Promise<n
     format: values.json === true ? 'json' : 'table',
     stateDir: stateDirOf(io.env),
   });
+  // Bad lines are problems with the input: printed as export prints them, --json or not.
+  const warned = formatWarnings(result.warnings);
+  if (warned !== '') io.stderr(warned);
   for (const note of result.notes) io.stderr(`ccotel: ${note}\n`);
   io.stdout(result.stdout);
   return 0;
