@@ -1,0 +1,147 @@
+// npm run bench:parse-split -- [--size 200MB] [--progress-share S] [--runs 3] [--corpus DIR]
+// Would a second thread pay for reading and parsing? Issue 15 names the two
+// cores as the way past the one-threaded floor; this measures the premise.
+// Each variant runs in a fresh process over the same corpus, interleaved:
+//   baseline  read each file whole, JSON.parse each line (the naive loop)
+//   main      ccotel's reader and parseRecord on the main thread (what export does today)
+//   worker    the same on a worker thread, each batch of outcomes posted to the
+//             main thread, which only receives them (structured clone)
+// Reported: wall, the main thread's busy time (event-loop utilisation), the
+// process's CPU and peak RSS. `worker` frees the main thread of `main`'s busy
+// time minus its own: the rest of the pipeline (assembly, spans, encoding)
+// would have to fit in what is left for the split to pay.
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { benchArgs, parseSize } from './lib/args.mjs';
+import { ensureCorpus } from './lib/corpus.mjs';
+import { median, printTable, round, writeResult } from './lib/report.mjs';
+import { jsonlFiles } from './lib/workloads.mjs';
+
+const SELF = fileURLToPath(import.meta.url);
+const DIST = new URL('../dist/', import.meta.url);
+
+/** Reads `file` through ccotel's reader, handing each line batch's outcomes to `sink`. */
+async function parseFile(file, sink) {
+  const [{ readLines }, { parseRecord }] = await Promise.all([
+    import(new URL('adapters/read-lines.js', DIST).href),
+    import(new URL('core/parse-record.js', DIST).href),
+  ]);
+  await readLines(file, (lines) => {
+    const outcomes = [];
+    for (const line of lines) if (line.text !== '') outcomes.push(parseRecord(line.text));
+    sink(outcomes);
+  });
+}
+
+async function naive(files) {
+  const { readFileSync } = await import('node:fs');
+  let n = 0;
+  for (const file of files)
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (line === '') continue;
+      try {
+        JSON.parse(line);
+        n += 1;
+      } catch {
+        n += 1;
+      }
+    }
+  return n;
+}
+
+async function onWorker(files) {
+  const worker = new Worker(SELF, { workerData: { files } });
+  let n = 0;
+  await new Promise((resolve, reject) => {
+    worker.on('message', (m) => (m === 'done' ? resolve() : (n += m.length)));
+    worker.once('error', reject);
+  });
+  await worker.terminate();
+  return n;
+}
+
+/** One variant in this process: its figures as one JSON line. */
+async function measure(variant, dir) {
+  const files = await jsonlFiles(dir);
+  const started = performance.now();
+  const loop = performance.eventLoopUtilization();
+  let records = 0;
+  if (variant === 'baseline') records = await naive(files);
+  else if (variant === 'worker') records = await onWorker(files);
+  else for (const f of files) await parseFile(f, (o) => (records += o.length));
+  const busy = performance.eventLoopUtilization(loop).active / 1000;
+  const usage = process.resourceUsage();
+  return {
+    variant,
+    records,
+    seconds: (performance.now() - started) / 1000,
+    mainBusySeconds: busy,
+    cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
+    peakRssMB: usage.maxRSS / 1024,
+  };
+}
+
+function runChild(variant, dir) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SELF, '--child', variant, '--corpus', dir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim())) : reject(new Error(`${variant} exited ${code}`)),
+    );
+  });
+}
+
+async function main() {
+  const args = benchArgs({
+    size: { type: 'string', default: '200MB' },
+    seed: { type: 'string', default: '1' },
+    runs: { type: 'string', default: '3' },
+    corpus: { type: 'string' },
+    'progress-share': { type: 'string', default: '0' },
+    child: { type: 'string' },
+  });
+  if (args.child !== undefined) {
+    process.stdout.write(`${JSON.stringify(await measure(args.child, args.corpus))}\n`);
+    return;
+  }
+  const dir =
+    args.corpus ??
+    ensureCorpus({
+      size: parseSize(args.size),
+      seed: Number(args.seed),
+      progressShare: Number(args['progress-share']),
+    }).projectsDir;
+  const variants = ['baseline', 'main', 'worker'];
+  const samples = Object.fromEntries(variants.map((v) => [v, []]));
+  for (let run = 1; run <= Number(args.runs); run += 1)
+    for (const v of variants) {
+      const r = await runChild(v, dir);
+      samples[v].push(r);
+      process.stdout.write(`run ${run} ${v.padEnd(8)} ${round(r.seconds)} s\n`);
+    }
+  const rows = variants.map((v) => {
+    const pick = (k) => round(median(samples[v].map((r) => r[k])));
+    return {
+      variant: v,
+      seconds: pick('seconds'),
+      'main thread busy s': pick('mainBusySeconds'),
+      'CPU s': pick('cpuSeconds'),
+      'peak RSS MB': round(median(samples[v].map((r) => r.peakRssMB)), 0),
+      records: samples[v][0].records,
+    };
+  });
+  printTable(`parse on a second thread, ${dir} (median of ${args.runs} runs)`, rows);
+  writeResult('parse-split', { corpus: dir, rows, samples });
+}
+
+if (isMainThread) await main();
+else {
+  for (const f of workerData.files) await parseFile(f, (o) => parentPort.postMessage(o));
+  parentPort.postMessage('done');
+}
