@@ -330,8 +330,19 @@ export function encodeJson(spans: SpanData[], resource: Resource): Uint8Array {
   return new Uint8Array(buf.subarray(0, pos));
 }
 
-/** The same request and a newline: one line of an OTLP/JSON lines file (`export --out`). */
+/** The same request and a newline: one line of an OTLP/JSON lines file. */
 export function encodeJsonLine(spans: SpanData[], resource: Resource): Uint8Array {
+  return new Uint8Array(jsonLineView(spans, resource));
+}
+
+/**
+ * encodeJsonLine's bytes as a view of the scratch buffer, valid only until the
+ * next call of any function here: what `export --out` writes, awaiting each
+ * write before it encodes the next request. A copy of every line (740 KB
+ * each on the 201 MB corpus) was garbage outside the heap that V8 let pile up
+ * before it collected: 129 MB of allocations, and part of the peak RSS.
+ */
+export function jsonLineView(spans: SpanData[], resource: Resource): Uint8Array {
   writeRequest(spans, resource, true);
-  return new Uint8Array(buf.subarray(0, pos));
+  return buf.subarray(0, pos);
 }

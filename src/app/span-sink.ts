@@ -11,7 +11,7 @@ import {
   encodeSpans,
   type SpanRange,
 } from '../adapters/otlp-encode.js';
-import { encodeJsonLine } from '../adapters/otlp-json.js';
+import { jsonLineView } from '../adapters/otlp-json.js';
 import { keepAliveAgent, sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
 import { UserError } from '../core/user-error.js';
 import type { PrivateFile } from '../adapters/private-file.js';
@@ -153,8 +153,10 @@ export function fileSink(out: PrivateFile, resource: Resource): SpanSink {
   return {
     description: out.path,
     async send(spans) {
-      // Written as the encoder's bytes: no decoding into a string to encode it again.
-      const line = encodeJsonLine(spans, resource);
+      // Written from the encoder's own buffer, neither decoded into a string nor
+      // copied; the write is awaited before the next request is encoded into it
+      // (export sends one batch at a time).
+      const line = jsonLineView(spans, resource);
       await out.append(line);
       return acceptedAll(spans.length, line.byteLength - 1);
     },
