@@ -9,6 +9,7 @@
 // test/unit/otlp-json.test.ts holds the two byte-identical.
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanData } from '../core/span-data.js';
+import type { EncodedSpans, SpanRange } from './otlp-protobuf.js';
 import { hr, SCOPE } from './otlp-scope.js';
 
 /** span flags: TraceFlags.SAMPLED with CONTEXT_HAS_IS_REMOTE set and IS_REMOTE clear. */
@@ -473,4 +474,72 @@ export function encodeJsonLine(spans: SpanData[], resource: Resource): Uint8Arra
 export function jsonLineView(spans: SpanData[], resource: Resource): Uint8Array {
   writeRequest(spans, resource, true);
   return buf.subarray(0, pos);
+}
+
+/**
+ * A turn's spans as OTLP/JSON span objects, comma-separated, and where each
+ * ends: the pieces jsonLineOfRanges() puts requests together from. `--out`
+ * encodes each turn as it is built, so that its spans die young instead of
+ * waiting in a batch of 512 until it is full; held there, they outlived
+ * young collections and filled the old generation.
+ */
+export function encodeJsonSpans(spans: SpanData[]): EncodedSpans {
+  pos = 0;
+  const ends = new Uint32Array(spans.length);
+  for (let i = 0; i < spans.length; i += 1) {
+    if (i > 0) byte(COMMA);
+    span(spans[i] as SpanData);
+    ends[i] = pos;
+  }
+  return { bytes: new Uint8Array(buf.subarray(0, pos)), ends };
+}
+
+/**
+ * Where jsonLineOfRanges puts a line together: not the scratch buffer, which
+ * the next turns are encoded into while the line is being written.
+ */
+let lineBuf = Buffer.allocUnsafe(1 << 20);
+let linePos = 0;
+
+function lineBytes(piece: Uint8Array): void {
+  if (linePos + piece.length > lineBuf.length) {
+    let size = lineBuf.length * 2;
+    while (size < linePos + piece.length) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    lineBuf.copy(next, 0, 0, linePos);
+    lineBuf = next;
+  }
+  lineBuf.set(piece, linePos);
+  linePos += piece.length;
+}
+
+const COMMA_BYTES = Uint8Array.of(COMMA);
+const NEWLINE_BYTES = Uint8Array.of(0x0a);
+
+/**
+ * jsonLineView's bytes for the spans of `ranges` (each a part of one turn's
+ * encodeJsonSpans), in order: the same line, put together from the pieces.
+ * A view valid until the next call of this function.
+ */
+export function jsonLineOfRanges(ranges: SpanRange[], resource: Resource): Uint8Array {
+  let count = 0;
+  for (const r of ranges) count += Math.max(0, r.to - r.from);
+  if (count === 0) return new Uint8Array(jsonLineView([], resource));
+  const frame = frameOf(resource);
+  linePos = 0;
+  lineBytes(frame.head);
+  let first = true;
+  for (const r of ranges) {
+    if (r.to <= r.from) continue;
+    const { bytes: text, ends } = r.encoded;
+    // Each span but the first of the turn has the comma before it.
+    const start = r.from === 0 ? 0 : (ends[r.from - 1] as number) + 1;
+    const end = ends[r.to - 1] as number;
+    if (!first) lineBytes(COMMA_BYTES);
+    first = false;
+    lineBytes(text.subarray(start, end));
+  }
+  lineBytes(frame.tail);
+  lineBytes(NEWLINE_BYTES);
+  return lineBuf.subarray(0, linePos);
 }

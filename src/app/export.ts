@@ -170,8 +170,15 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   // file, to record the turn and to build the request: a read-only run with
   // nothing to compare (--force, or no turns recorded) needs none of them.
   const encode = !options.readOnlyState || (!options.force && Object.keys(state.turns).length > 0);
-  // A dry run with nothing to compare only counts: no span is built either.
-  const work: SpanWork = encode ? 'encode' : sink.countsOnly === true ? 'count' : 'spans';
+  // A dry run with nothing to compare only counts: no span is built either;
+  // --out then takes each turn's OTLP/JSON, its spans dropped as it is built.
+  const work: SpanWork = encode
+    ? 'encode'
+    : sink.countsOnly === true
+      ? 'count'
+      : sink.takesJson === true
+        ? 'json'
+        : 'spans';
   const seenTraces = new Set<string>();
   const unknownModels = new Set<string>();
   const maxBatch = settings.maxBatchSpans;
@@ -208,7 +215,11 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     owners: PendingTurn[],
     completed: PendingTurn[],
   ): Promise<boolean> => {
-    const result = await sink.send(spans, encode ? ranges : undefined);
+    const result = await sink.send(
+      spans,
+      encode ? ranges : undefined,
+      work === 'json' ? ranges : undefined,
+    );
     summary.requests += result.attempts;
     summary.bytesSent += result.bytes;
     tally(result, owners);
@@ -248,7 +259,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     return outcome.ok;
   };
   const flush = async (): Promise<boolean> => {
-    if (batch.length === 0) return true;
+    // batchOwners: a span each, also when the spans travel as `json` ranges only.
+    if (batchOwners.length === 0) return true;
     const spans = batch;
     const ranges = batchRanges;
     const owners = batchOwners;
@@ -290,21 +302,22 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       const pending: PendingTurn = {
         traceId: turn.traceId,
         digest: turn.digest,
-        remaining: turn.spans.length,
+        remaining: turn.spanCount,
         failed: false,
       };
+      const withSpans = work !== 'json';
       // The turn's spans fill batches of maxBatch, a turn cut across two if need be.
-      for (let from = 0; from < turn.spans.length;) {
-        const to = Math.min(turn.spans.length, from + maxBatch - batch.length);
+      for (let from = 0; from < turn.spanCount;) {
+        const to = Math.min(turn.spanCount, from + maxBatch - batchOwners.length);
         for (let i = from; i < to; i++) {
-          batch.push(turn.spans[i] as SpanData);
+          if (withSpans) batch.push(turn.spans[i] as SpanData);
           batchOwners.push(pending);
         }
         batchRanges.push({ encoded: turn.encoded, from, to });
         pending.remaining -= to - from;
         batchTurns.push(pending);
         from = to;
-        if (batch.length >= maxBatch && !(await flush())) {
+        if (batchOwners.length >= maxBatch && !(await flush())) {
           stopped = true;
           // Nothing more can be delivered: stop reading the session too.
           return false;

@@ -7,7 +7,13 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { encodeSpans, encodeSpansWithSdk } from '../../src/adapters/otlp-encode.js';
-import { encodeJson, encodeJsonLine } from '../../src/adapters/otlp-json.js';
+import {
+  encodeJson,
+  encodeJsonLine,
+  encodeJsonSpans,
+  jsonLineOfRanges,
+} from '../../src/adapters/otlp-json.js';
+import type { SpanRange } from '../../src/adapters/otlp-protobuf.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { buildResource } from '../../src/adapters/resource.js';
 import type { SessionFiles } from '../../src/adapters/session-files.js';
@@ -131,6 +137,39 @@ describe('direct OTLP/JSON = SDK JsonTraceSerializer, on generated spans', () =>
         expect(line.equals(Buffer.concat([sdkJson(spans), Buffer.from('\n')]))).toBe(true);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('a line put together from turns encoded apart is the line of their spans', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(span, { maxLength: 6 }), { maxLength: 5 }),
+        fc.integer({ min: 1, max: 9 }),
+        (turns, batchSize) => {
+          // Encoded one turn at a time, as --out does, then cut into batches as export cuts them.
+          const encoded = turns.map((t) => encodeJsonSpans(t));
+          const batches: { spans: SpanData[]; ranges: SpanRange[] }[] = [];
+          let current: { spans: SpanData[]; ranges: SpanRange[] } = { spans: [], ranges: [] };
+          turns.forEach((t, i) => {
+            for (let from = 0; from < t.length;) {
+              const to = Math.min(t.length, from + batchSize - current.spans.length);
+              current.spans.push(...t.slice(from, to));
+              current.ranges.push({ encoded: encoded[i]!, from, to });
+              from = to;
+              if (current.spans.length >= batchSize) {
+                batches.push(current);
+                current = { spans: [], ranges: [] };
+              }
+            }
+          });
+          batches.push(current);
+          for (const b of batches) {
+            const line = Buffer.from(jsonLineOfRanges(b.ranges, resource));
+            expect(line.toString()).toBe(Buffer.from(encodeJsonLine(b.spans, resource)).toString());
+          }
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 
