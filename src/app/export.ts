@@ -328,11 +328,13 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   };
   const spanOptions = { content: settings.content, maxAttributeBytes: settings.maxAttributeBytes };
   try {
-    // A read-only run that builds spans (--out) holds each batch's spans until
-    // the batch is full: they outlive young collections, and between V8's
-    // default full collections the old generation grew to 60-90 MB of them
-    // (peak RSS 145-153 MB on the 201 MB corpus). Capped from the start.
-    let heapLimited = options.readOnlyState && work !== 'count';
+    // A read-only run that holds built spans in batches (--out or a dry run
+    // with a state to compare) keeps each batch's spans until it is full: they
+    // outlive young collections, and between V8's default full collections the
+    // old generation grew to 60-90 MB of them (--out peak RSS 145-153 MB on the
+    // 201 MB corpus). Capped from the start. --out with nothing to compare
+    // holds only each turn's OTLP/JSON bytes (SpanWork 'json'): no cap needed.
+    let heapLimited = options.readOnlyState && (work === 'encode' || work === 'spans');
     if (heapLimited) limitHeapGrowth();
     for (const files of sessions) {
       let segments = 0;
