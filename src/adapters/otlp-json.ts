@@ -161,7 +161,7 @@ interface KeyEntry {
   values: unknown[];
   /** The whole `{"key":…,"value":…}` of values[i], once it has come twice; else null. */
   wholes: (Uint8Array | null)[];
-  /** Where the next value goes when no slot is free or seen only once (round robin). */
+  /** Where the search for a slot to replace starts (round robin). */
   next: number;
 }
 
@@ -218,15 +218,19 @@ function remember(entry: KeyEntry, value: unknown): void {
     wholes.push(null);
     return;
   }
+  // Searched from `next` on, so that new values take turns among the slots
+  // seen once: two that alternate amid one-off values both stay to be cached.
   let slot = entry.next;
-  for (let i = 0; i < VALUE_SLOTS; i += 1)
+  for (let k = 0; k < VALUE_SLOTS; k += 1) {
+    const i = (entry.next + k) % VALUE_SLOTS;
     if (wholes[i] === null) {
       slot = i;
       break;
     }
+  }
   values[slot] = value;
   wholes[slot] = null;
-  if (slot === entry.next) entry.next = (slot + 1) % VALUE_SLOTS;
+  entry.next = (slot + 1) % VALUE_SLOTS;
 }
 
 /** One attribute, from its key's cached bytes when the value came before. */
