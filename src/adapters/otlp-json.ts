@@ -125,18 +125,45 @@ function num(n: number): void {
   else raw(Number.isFinite(n) ? String(n) : 'null');
 }
 
-/** A non-negative safe integer's decimal digits, written from the last (what String(n) gives, without the string). */
+/**
+ * A non-negative safe integer's decimal digits (what String(n) gives, without
+ * the string). Above 2^31 (every millisecond time) it goes in two parts, so
+ * that each digit comes from int32 arithmetic: `%` on a double is a call to
+ * fmod, which made this loop a sixth of the writer's time.
+ */
 function digits(n: number): void {
+  if (n < 0x80000000) {
+    smallDigits(n, 0);
+    return;
+  }
+  let high = Math.floor(n / 1e9);
+  // Exact in doubles (both below 2^53); the division's rounding is set right here.
+  let low = n - high * 1e9;
+  if (low < 0) {
+    high -= 1;
+    low += 1e9;
+  } else if (low >= 1e9) {
+    high += 1;
+    low -= 1e9;
+  }
+  smallDigits(high, 0);
+  smallDigits(low, 9);
+}
+
+/** Digits of 0 <= n < 2^31, left-padded with zeros to `width`. */
+function smallDigits(n: number, width: number): void {
   let length = 1;
-  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) length += 1;
+  for (let rest = n; rest >= 10; rest = (rest / 10) | 0) length += 1;
+  if (length < width) length = width;
   ensure(length);
   const b = buf;
   let p = pos + length;
   let rest = n;
-  do {
-    b[--p] = 0x30 + (rest % 10);
-    rest = Math.floor(rest / 10);
-  } while (rest > 0);
+  for (let i = 0; i < length; i += 1) {
+    const next = (rest / 10) | 0;
+    b[--p] = 0x30 + rest - next * 10;
+    rest = next;
+  }
   pos += length;
 }
 

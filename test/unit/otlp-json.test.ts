@@ -205,4 +205,27 @@ describe('direct OTLP/JSON = SDK JsonTraceSerializer, on generated spans', () =>
     expect(direct.length).toBeGreaterThan(1 << 20);
     expect(direct.equals(sdkJson(big))).toBe(true);
   });
+
+  it("integers and times at the digit writer's boundaries (2^31, 10^9 parts, 2^53)", () => {
+    const edges = [0, 9, 10, 2 ** 31 - 1, 2 ** 31, 1e9 - 1, 1e9, 1e9 + 1, 2e9 - 1, 1e18 / 1e3];
+    const near = [2 ** 53 - 1, 2 ** 53 - 2, 9_007_199_254_740_991 - 1e9, 8_999_999_999_999_999];
+    const values = [...edges, ...near.filter(Number.isSafeInteger)];
+    for (const ms of [...values, 999, 1000, 1001, 1_772_581_492_777, 2 ** 53 - 1]) {
+      const spans: SpanData[] = values.map((n, i) => ({
+        traceId: '0af7651916cd43dd8448eb211c80319c',
+        spanId: i.toString(16).padStart(16, '0'),
+        parentSpanId: null,
+        name: 'n',
+        kind: 'CLIENT',
+        startMs: ms,
+        endMs: ms + i,
+        attributes: { n, minus: -n, half: n / 2 },
+        status: { code: 'UNSET' },
+        links: [],
+        complete: true,
+        turnKey: 'k',
+      }));
+      expect(Buffer.from(encodeJson(spans, resource)).toString()).toBe(sdkJson(spans).toString());
+    }
+  });
 });
