@@ -328,13 +328,13 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   };
   const spanOptions = { content: settings.content, maxAttributeBytes: settings.maxAttributeBytes };
   try {
-    // A read-only run that holds built spans in batches (--out or a dry run
-    // with a state to compare) keeps each batch's spans until it is full: they
-    // outlive young collections, and between V8's default full collections the
-    // old generation grew to 60-90 MB of them (--out peak RSS 145-153 MB on the
-    // 201 MB corpus). Capped from the start. --out with nothing to compare
-    // holds only each turn's OTLP/JSON bytes (SpanWork 'json'): no cap needed.
-    let heapLimited = options.readOnlyState && (work === 'encode' || work === 'spans');
+    // A read-only run that builds spans (--out) let the old generation grow to
+    // 60-90 MB between V8's default full collections, of a live heap of 14-16
+    // MB: batches of built spans outlived young collections (--out peak RSS
+    // 145-153 MB on the 201 MB corpus). With each turn encoded as it is built
+    // (SpanWork 'json') most runs stayed at 113-121 MB, but one in four still
+    // reached 151-170 MB uncapped. Capped from the start.
+    let heapLimited = options.readOnlyState && work !== 'count';
     if (heapLimited) limitHeapGrowth();
     for (const files of sessions) {
       let segments = 0;
