@@ -2,6 +2,7 @@
 // the benchmarks and (per turn) the daemon.
 import { hash } from 'node:crypto';
 import { encodeSpanFields, type EncodedSpans } from '../adapters/otlp-protobuf.js';
+import { encodeJsonSpans } from '../adapters/otlp-json.js';
 import { finish } from '../core/assemble.js';
 import { windowsOf, type PriceTable } from '../core/pricing.js';
 import { costSession } from '../core/session-cost.js';
@@ -18,11 +19,14 @@ import type { ReadWarning } from '../core/waterfall-row.js';
 export interface TurnSpans {
   traceId: string;
   startTime: number;
-  /** Empty when only counted (SpanWork 'count'). */
+  /** Empty when only counted or encoded as OTLP/JSON (SpanWork 'count', 'json'). */
   spans: SpanData[];
   /** How many spans the turn has (also when they were only counted). */
   spanCount: number;
-  /** The spans' protobuf fields: hashed for the digest, and what export sends. */
+  /**
+   * The spans' protobuf fields: hashed for the digest, and what export sends;
+   * for SpanWork 'json' their OTLP/JSON span objects (encodeJsonSpans) instead.
+   */
   encoded: EncodedSpans;
   /** Hash of the spans' content: a changed turn (it grew, it finished) hashes anew. */
   digest: string;
@@ -71,9 +75,11 @@ export const NOT_ENCODED: EncodedSpans = { bytes: new Uint8Array(0), ends: new U
  * fields and digest (to compare, record and send); `spans` the spans alone
  * (--out or a dry run with nothing to compare); `count` only how many there
  * are (a dry run with nothing to compare: building them was ~4 % of its CPU
- * for a number countTurnSpans gives in a tenth of the time).
+ * for a number countTurnSpans gives in a tenth of the time); `json` the
+ * spans' OTLP/JSON objects alone, the spans dropped (--out with nothing to
+ * compare: spans held in a batch until it was full filled the old generation).
  */
-export type SpanWork = 'encode' | 'spans' | 'count';
+export type SpanWork = 'encode' | 'spans' | 'json' | 'count';
 
 /** Spans of the model's turns from `firstTurn` on (a segment's own turns). */
 export function spansOfModel(
@@ -99,6 +105,15 @@ export function spansOfModel(
       };
     }
     const spans = buildTurnSpans(model, turn.index, costs, options);
+    if (work === 'json')
+      return {
+        traceId,
+        startTime: turn.startTime,
+        spans: [],
+        spanCount: spans.length,
+        encoded: encodeJsonSpans(spans),
+        digest: '',
+      };
     const encoded = work === 'encode' ? encodeSpanFields(spans) : NOT_ENCODED;
     return {
       traceId,

@@ -15,7 +15,7 @@ import {
   spanIdOf,
   type SpanRange,
 } from '../adapters/otlp-encode.js';
-import { encodeJsonLine } from '../adapters/otlp-json.js';
+import { jsonLineOfRanges, jsonLineView } from '../adapters/otlp-json.js';
 import { keepAliveAgent, sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
 import { UserError } from '../core/user-error.js';
 import type { PrivateFile } from '../adapters/private-file.js';
@@ -57,7 +57,13 @@ export interface SpanSink {
    * span fields (export has them from hashing each turn): the protobuf
    * request is then assembled from them rather than encoded a second time.
    */
-  send(spans: SpanData[], encoded?: SpanRange[]): Promise<SinkResult>;
+  send(spans: SpanData[], encoded?: SpanRange[], json?: SpanRange[]): Promise<SinkResult>;
+  /**
+   * Takes a batch as `json`, ranges of turns' OTLP/JSON span objects
+   * (encodeJsonSpans), with `spans` empty, when export has nothing to
+   * compare: the file sink.
+   */
+  readonly takesJson?: boolean;
   /** Makes the output final (the --out file appears); a no-op for the network. */
   close?(): Promise<void>;
 }
@@ -190,11 +196,19 @@ export function otlpSink(settings: Settings, resource: Resource, retry: RetryPol
 export function fileSink(out: PrivateFile, resource: Resource): SpanSink {
   return {
     description: out.path,
-    async send(spans) {
-      // Written as the encoder's bytes: no decoding into a string to encode it again.
-      const line = encodeJsonLine(spans, resource);
+    takesJson: true,
+    async send(spans, _encoded, json) {
+      // Written from the encoder's own buffer, neither decoded into a string nor
+      // copied; the write is awaited before the next request is encoded into it
+      // (export sends one batch at a time).
+      const line =
+        json === undefined ? jsonLineView(spans, resource) : jsonLineOfRanges(json, resource);
       await out.append(line);
-      return acceptedAll(spans.length, line.byteLength - 1);
+      const count =
+        json === undefined
+          ? spans.length
+          : json.reduce((n, r) => n + Math.max(0, r.to - r.from), 0);
+      return acceptedAll(count, line.byteLength - 1);
     },
     close: () => out.commit(),
   };

@@ -7,7 +7,13 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { encodeSpans, encodeSpansWithSdk } from '../../src/adapters/otlp-encode.js';
-import { encodeJson, encodeJsonLine } from '../../src/adapters/otlp-json.js';
+import {
+  encodeJson,
+  encodeJsonLine,
+  encodeJsonSpans,
+  jsonLineOfRanges,
+} from '../../src/adapters/otlp-json.js';
+import type { SpanRange } from '../../src/adapters/otlp-protobuf.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { buildResource } from '../../src/adapters/resource.js';
 import type { SessionFiles } from '../../src/adapters/session-files.js';
@@ -134,6 +140,39 @@ describe('direct OTLP/JSON = SDK JsonTraceSerializer, on generated spans', () =>
     );
   });
 
+  it('a line put together from turns encoded apart is the line of their spans', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(span, { maxLength: 6 }), { maxLength: 5 }),
+        fc.integer({ min: 1, max: 9 }),
+        (turns, batchSize) => {
+          // Encoded one turn at a time, as --out does, then cut into batches as export cuts them.
+          const encoded = turns.map((t) => encodeJsonSpans(t));
+          const batches: { spans: SpanData[]; ranges: SpanRange[] }[] = [];
+          let current: { spans: SpanData[]; ranges: SpanRange[] } = { spans: [], ranges: [] };
+          turns.forEach((t, i) => {
+            for (let from = 0; from < t.length;) {
+              const to = Math.min(t.length, from + batchSize - current.spans.length);
+              current.spans.push(...t.slice(from, to));
+              current.ranges.push({ encoded: encoded[i]!, from, to });
+              from = to;
+              if (current.spans.length >= batchSize) {
+                batches.push(current);
+                current = { spans: [], ranges: [] };
+              }
+            }
+          });
+          batches.push(current);
+          for (const b of batches) {
+            const line = Buffer.from(jsonLineOfRanges(b.ranges, resource));
+            expect(line.toString()).toBe(Buffer.from(encodeJsonLine(b.spans, resource)).toString());
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('values outside SpanData as the SDK writes them: bytes, nested lists, nothing', () => {
     const odd = {
       bytes: new Uint8Array([0, 1, 254, 255]),
@@ -165,5 +204,28 @@ describe('direct OTLP/JSON = SDK JsonTraceSerializer, on generated spans', () =>
     const direct = Buffer.from(encodeJson(big, resource));
     expect(direct.length).toBeGreaterThan(1 << 20);
     expect(direct.equals(sdkJson(big))).toBe(true);
+  });
+
+  it("integers and times at the digit writer's boundaries (2^31, 10^9 parts, 2^53)", () => {
+    const edges = [0, 9, 10, 2 ** 31 - 1, 2 ** 31, 1e9 - 1, 1e9, 1e9 + 1, 2e9 - 1, 1e18 / 1e3];
+    const near = [2 ** 53 - 1, 2 ** 53 - 2, 9_007_199_254_740_991 - 1e9, 8_999_999_999_999_999];
+    const values = [...edges, ...near.filter(Number.isSafeInteger)];
+    for (const ms of [...values, 999, 1000, 1001, 1_772_581_492_777, 2 ** 53 - 1]) {
+      const spans: SpanData[] = values.map((n, i) => ({
+        traceId: '0af7651916cd43dd8448eb211c80319c',
+        spanId: i.toString(16).padStart(16, '0'),
+        parentSpanId: null,
+        name: 'n',
+        kind: 'CLIENT',
+        startMs: ms,
+        endMs: ms + i,
+        attributes: { n, minus: -n, half: n / 2 },
+        status: { code: 'UNSET' },
+        links: [],
+        complete: true,
+        turnKey: 'k',
+      }));
+      expect(Buffer.from(encodeJson(spans, resource)).toString()).toBe(sdkJson(spans).toString());
+    }
   });
 });

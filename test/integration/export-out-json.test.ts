@@ -1,0 +1,77 @@
+// `export --out` with nothing to compare encodes each turn's spans as
+// OTLP/JSON as they are built and puts each line together from the turns'
+// byte ranges (SpanWork 'json'); with a state to compare it encodes whole
+// batches of built spans. Both must write the same file, byte for byte, over
+// every fixture, whatever the batch size cuts turns into.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadPriceTable } from '../../src/adapters/price-file.js';
+import { openPrivateFile } from '../../src/adapters/private-file.js';
+import { buildResource } from '../../src/adapters/resource.js';
+import { runExport } from '../../src/app/export.js';
+import { fileSink, type SpanSink } from '../../src/app/span-sink.js';
+import type { PriceTable } from '../../src/core/pricing.js';
+import { DEFAULTS } from '../../src/core/settings.js';
+import type { ContentMode } from '../../src/core/span-data.js';
+
+const ROOTS = ['fixtures/hand', 'fixtures/real-layout', 'fixtures/real'];
+const resource = buildResource({ serviceName: 'claude-code', attributes: { 'host.name': 'test' } });
+
+let dir: string;
+let prices: PriceTable;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ccotel-out-json-'));
+  prices = await loadPriceTable();
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** One export into `name`; `fromSpans` hides takesJson, so the sink gets built spans. */
+async function exportTo(
+  name: string,
+  content: ContentMode,
+  maxBatchSpans: number,
+  fromSpans: boolean,
+): Promise<{ file: Buffer; spans: number }> {
+  const path = join(dir, name);
+  const out = fileSink(await openPrivateFile(path, '--out'), resource);
+  const sink: SpanSink = fromSpans
+    ? { description: out.description, send: out.send, close: out.close }
+    : out;
+  const summary = await runExport({
+    paths: ROOTS,
+    settings: { ...DEFAULTS, content, maxBatchSpans, stateDir: join(dir, `state-${name}`) },
+    prices,
+    sink,
+    since: null,
+    force: true,
+    readOnlyState: true,
+  });
+  await sink.close?.();
+  expect(summary.failure).toBeNull();
+  return { file: await readFile(path), spans: summary.spansSent };
+}
+
+describe('export --out: turns encoded apart = batches of built spans', () => {
+  for (const [content, batch] of [
+    ['labels', 512],
+    ['none', 7],
+    ['full', 1],
+    ['labels', 33],
+  ] as const) {
+    it(`the same file (content ${content}, batches of ${batch})`, async () => {
+      const json = await exportTo(`json-${content}-${batch}.jsonl`, content, batch, false);
+      const spans = await exportTo(`spans-${content}-${batch}.jsonl`, content, batch, true);
+      expect(json.spans).toBeGreaterThan(200);
+      expect(json.spans).toBe(spans.spans);
+      const lines = json.file.toString('utf8').split('\n').length - 1;
+      expect(lines).toBe(Math.ceil(json.spans / batch));
+      expect(json.file.equals(spans.file)).toBe(true);
+    }, 60_000);
+  }
+});
