@@ -10,7 +10,7 @@
 //           quiet) and RSS, on a first start and on a restart
 // --before DIST also runs each `ccotel export` against another build (a copy of
 // dist/ from before a change), right after this build's: an A/B in one run.
-// Each measured process is its own child: getrusage maxRSS, or /proc VmHWM for the daemon.
+// Each measured process is its own child: /proc VmHWM (lib/peak-rss.mjs; the daemon read from outside).
 import { mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

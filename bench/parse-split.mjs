@@ -18,6 +18,7 @@ import { benchArgs, parseSize } from './lib/args.mjs';
 import { ensureCorpus } from './lib/corpus.mjs';
 import { median, printTable, round, writeResult } from './lib/report.mjs';
 import { jsonlFiles } from './lib/workloads.mjs';
+import { peakRssMB } from './lib/peak-rss.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const DIST = new URL('../dist/', import.meta.url);
@@ -79,7 +80,7 @@ async function measure(variant, dir) {
     seconds: (performance.now() - started) / 1000,
     mainBusySeconds: busy,
     cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
-    peakRssMB: usage.maxRSS / 1024,
+    peakRssMB: peakRssMB(),
   };
 }
 

@@ -1,5 +1,5 @@
 // Runs one ccotel command from dist/ like bin/ccotel does, then reports its own
-// peak RSS and CPU time as a last stderr line (`@@bench {...}`): a parent
+// peak RSS (lib/peak-rss.mjs) and CPU time as a last stderr line (`@@bench {...}`): a parent
 // cannot read a child's getrusage from Node.
 // CCOTEL_BENCH_DIST points at another build (an A/B experiment), as in workloads.mjs.
 const dist =
@@ -7,6 +7,7 @@ const dist =
     ? new URL('../../dist/', import.meta.url)
     : new URL(`file://${process.env.CCOTEL_BENCH_DIST.replace(/\/?$/, '/')}`);
 const { runCli } = await import(new URL('cli/run.js', dist).href);
+const { peakRssMB } = await import('./peak-rss.mjs');
 
 let stop;
 const io = {
@@ -32,6 +33,6 @@ const started = performance.now();
 const code = await runCli(process.argv.slice(2), io);
 const usage = process.resourceUsage();
 process.stderr.write(
-  `\n@@bench ${JSON.stringify({ code, seconds: (performance.now() - started) / 1000, peakRssMB: usage.maxRSS / 1024, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 })}\n`,
+  `\n@@bench ${JSON.stringify({ code, seconds: (performance.now() - started) / 1000, peakRssMB: peakRssMB(), cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 })}\n`,
 );
 process.exitCode = code;

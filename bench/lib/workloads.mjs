@@ -1,10 +1,11 @@
 // Child-process entry for the measured workloads: `node workloads.mjs <name> '<json options>'`.
-// Each runs alone in its own process so that peak RSS (getrusage maxRSS) is the
+// Each runs alone in its own process so that peak RSS (/proc VmHWM, lib/peak-rss.mjs) is the
 // workload's own, and prints one JSON line as its last output.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { peakRssMB } from './peak-rss.mjs';
 
 // CCOTEL_BENCH_DIST points at another build (an experiment) instead of ./dist.
 const DIST =
@@ -400,9 +401,9 @@ async function main() {
   if (run === undefined) throw new Error(`unknown workload ${name}`);
   const result = await run(JSON.parse(json));
   const usage = process.resourceUsage();
-  // maxRSS is in kilobytes (getrusage): the process's peak resident set.
+  // The process's own peak resident set (lib/peak-rss.mjs: not getrusage's, which includes the parent's).
   process.stdout.write(
-    `\n${JSON.stringify({ workload: name, ...result, peakRssMB: usage.maxRSS / 1024, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 })}\n`,
+    `\n${JSON.stringify({ workload: name, ...result, peakRssMB: peakRssMB(), cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 })}\n`,
   );
 }
 
