@@ -11,18 +11,16 @@ import type { PriceTable } from '../core/pricing.js';
 import { headerOf, lastPromptModeOf } from '../core/session-header.js';
 import type { SessionInfo } from '../core/records.js';
 import type { SessionFiles } from '../adapters/session-files.js';
+import type { WaterfallView } from './render/waterfall-view.js';
 import { UserError } from '../core/user-error.js';
 import type { ReadWarning, WaterfallRow } from '../core/waterfall-row.js';
 import type { SessionHeader } from '../core/session-header.js';
 import { loadPriceTable } from '../adapters/price-file.js';
 import { windowsOf } from '../core/pricing.js';
-import { writePrivateFile } from '../adapters/private-file.js';
 import { buildViewInSegments } from './segmented-view.js';
 import { resolveSession } from './resolve-target.js';
 import { readSegments } from './session-segments.js';
 import { renderTerminalWaterfall } from './render/terminal-waterfall.js';
-import { renderHtmlWaterfall } from './render/html-waterfall.js';
-import { scrubWaterfallView } from './scrub-view.js';
 import {
   describeFilter,
   filterView,
@@ -152,6 +150,22 @@ const segmentSizes = (
   ...(options.forceRecords === undefined ? {} : { forceRecords: options.forceRecords }),
 });
 
+/**
+ * An HTML file is easily shared: it gets the same scrubbing as exported spans
+ * (and is 0600). Its renderer, page assets and file writer are imported here,
+ * not at start-up: a terminal `show` does not load them.
+ */
+async function writeHtml(path: string, view: WaterfallView): Promise<void> {
+  const [{ writePrivateFile }, { renderHtmlWaterfall }, { scrubWaterfallView }] = await Promise.all(
+    [
+      import('../adapters/private-file.js'),
+      import('./render/html-waterfall.js'),
+      import('./scrub-view.js'),
+    ],
+  );
+  await writePrivateFile(path, renderHtmlWaterfall(scrubWaterfallView(view)), '--html');
+}
+
 export async function show(options: ShowOptions): Promise<ShowResult> {
   const files = await resolveSession(options.target, options.projectsDirs);
   const streams = options.format === 'json' && options.html === null && options.write !== undefined;
@@ -177,8 +191,7 @@ export async function show(options: ShowOptions): Promise<ShowResult> {
   // A one-shot read has no next read: say what the file's end is and that it was skipped.
   for (const [file, line] of built.unterminatedLine) notes.push(unterminatedNote(file, line));
   if (options.html !== null) {
-    // An HTML file is easily shared: it gets the same scrubbing as exported spans (and is 0600).
-    await writePrivateFile(options.html, renderHtmlWaterfall(scrubWaterfallView(view)), '--html');
+    await writeHtml(options.html, view);
     notes.push(`wrote ${options.html}`);
   }
   if (options.format === 'json') {

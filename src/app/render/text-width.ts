@@ -6,7 +6,23 @@
 // 5 overshot by a column when a wide character straddled the limit, and it
 // measured the whole string again for each step, which dominated printing a
 // 5,000-call session.
-import stringWidth from 'string-width';
+import { createRequire } from 'node:module';
+
+type StringWidth = typeof import('string-width').default;
+const requireModule = createRequire(import.meta.url);
+let loadedWidth: StringWidth | null = null;
+
+/**
+ * string-width, loaded the first time a text is not narrow-only: importing it
+ * costs ~45 ms (its Unicode property regexes and a segmenter), a quarter of a
+ * `ccotel show` of the demo session, whose cells are all narrow
+ * (docs/benchmarks.md, step 39). `require` of an ES module is synchronous
+ * since Node 20.19, so the measuring functions stay synchronous.
+ */
+function stringWidth(text: string): number {
+  loadedWidth ??= (requireModule('string-width') as { default: StringWidth }).default;
+  return loadedWidth(text);
+}
 
 /**
  * Characters one column wide whatever the terminal: printable ASCII and the
@@ -15,7 +31,10 @@ import stringWidth from 'string-width';
  */
 export const NARROW_ONLY = /^[\u0020-\u007e\u00b7\u2026\u2500-\u259f\u2713\u2717]*$/;
 
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+/** Made on first use, like stringWidth: an ICU segmenter takes ~10 ms to create. */
+let segmenter: Intl.Segmenter | null = null;
+const graphemesOf = (text: string): Intl.Segments =>
+  (segmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' })).segment(text);
 /** Width per grapheme: prompts repeat the same few hundred characters. */
 const widthCache = new Map<string, number>();
 const WIDTH_CACHE_MAX = 20_000;
@@ -35,7 +54,7 @@ export function displayWidth(text: string): number {
   // Escapes span several graphemes: string-width strips them as a whole.
   if (text.includes('\u001b')) return stringWidth(text);
   let width = 0;
-  for (const { segment } of graphemes.segment(text)) width += graphemeWidth(segment);
+  for (const { segment } of graphemesOf(text)) width += graphemeWidth(segment);
   return width;
 }
 
@@ -47,7 +66,7 @@ export function fitWidth(text: string, width: number): string {
   // Whole graphemes up to width - 1 columns, then the ellipsis (never half a wide character).
   let kept = '';
   let used = 0;
-  for (const { segment } of graphemes.segment(text)) {
+  for (const { segment } of graphemesOf(text)) {
     const w = graphemeWidth(segment);
     if (used + w > width - 1) break;
     kept += segment;
