@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusJson } from '../../src/app/status-view.js';
-import type { CommandIo } from '../../src/cli/command-io.js';
-import { runStatusCommand } from '../../src/cli/commands/status.js';
+import { runCcotel, type CliRun } from '../support/run-cli.js';
 
 const HOOK_STOP = 'fixtures/real-layout/hook-stop';
 const SESSION = 'd266fdf5-b6a3-46aa-8627-920959a0109a';
@@ -50,20 +49,9 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function status(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CommandIo = {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    env: { XDG_STATE_HOME: join(dir, 'state') },
-    isTTY: false,
-    columns: 120,
-    stopSignal: new Promise(() => undefined),
-  };
-  const code = await runStatusCommand(['--now', NOW, ...args], io);
-  return { code, stdout, stderr };
-}
+/** `ccotel status` in process at the fixed --now, its state dir in the temp dir. */
+const status = (args: string[]): Promise<CliRun> =>
+  runCcotel(['status', '--now', NOW, ...args], { XDG_STATE_HOME: join(dir, 'state') });
 
 const rowOf = (rows: StatusJson[], sessionId: string): StatusJson | undefined =>
   rows.find((r) => r.sessionId === sessionId);
