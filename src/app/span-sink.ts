@@ -1,5 +1,5 @@
 // Where a batch of spans goes: an OTLP/HTTP endpoint, an OTLP/JSON file
-// (--out, one request per line), or nowhere (--dry-run, counting only).
+// (--out, one request per line), or nowhere (--dry-run: counting-sink.ts).
 // The OTLP sink splits a batch the collector refuses as too large (413) into
 // halves, down to one span, and remembers the size that went through.
 import type { Resource } from '@opentelemetry/resources';
@@ -213,6 +213,3 @@ export function fileSink(out: PrivateFile, resource: Resource): SpanSink {
     close: () => out.commit(),
   };
 }
-
-/** --dry-run: every span "accepted", nothing sent (its own module: a dry run loads no sender). */
-export { countingSink } from './counting-sink.js';

@@ -13,7 +13,7 @@ import { createJsonLogger } from '../../src/adapters/logger.js';
 import { findSessions } from '../../src/adapters/session-files.js';
 import { sessionSpans } from '../../src/app/session-spans.js';
 import { runExport, type ExportSummary } from '../../src/app/export.js';
-import { countingSink } from '../../src/app/span-sink.js';
+import { countingSink } from '../../src/app/counting-sink.js';
 import { startWatch, type WatchDaemon, type WatchOptions } from '../../src/app/watch/daemon.js';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
