@@ -16,7 +16,7 @@ import { UserError } from '../core/user-error.js';
 import { limitHeapGrowth } from '../adapters/heap-growth.js';
 import { loadExportState } from './export-state.js';
 import { ExportRecorder } from './export-recorder.js';
-import { BatchSender } from './export-batches.js';
+import { BatchSender, type DeliveryCounts } from './export-batches.js';
 import { streamSessionSpans, type SpanWork, type TurnSpans } from './session-spans.js';
 import type { SpanSink } from './span-sink.js';
 import { DEFAULTS } from '../core/settings.js';
@@ -40,26 +40,15 @@ export interface ExportOptions {
   clock?: Clock;
 }
 
-export interface ExportSummary {
+/** What a run did: its sessions and turns, and what its batches delivered (DeliveryCounts). */
+export interface ExportSummary extends DeliveryCounts {
   sessions: number;
   /** The sessions found under the paths (the cleanup check after export reuses the listing). */
   listed: SessionFiles[];
   turns: number;
   turnsUnchanged: number;
   turnsDuplicate: number;
-  spansSent: number;
-  /** Spans of the batch that could not be delivered (later ones were not attempted). */
-  spansFailed: number;
-  /** Spans the collector said it rejected (partial_success), and its messages. */
-  spansRejected: number;
-  rejectMessages: string[];
-  /** Single spans refused as too large (413) even alone. */
-  tooLarge: { spanId: string; bytes: number }[];
-  bytesSent: number;
-  requests: number;
   warnings: ReadWarning[];
-  /** Why delivery stopped, when it did. */
-  failure: string | null;
 }
 
 async function collectSessions(

@@ -96,6 +96,17 @@ async function mainFiles(): Promise<string[]> {
   return names.sort();
 }
 
+/** The lines of a generated session of `turns` turns of 4 calls, no sub-agents (their files would be written apart). */
+async function longSessionLines(name: string, turns: number): Promise<string[]> {
+  const source = writeLongSession({
+    dir: join(dir, name),
+    turns,
+    callsPerTurn: 4,
+    agentEvery: 1000,
+  });
+  return (await readFile(source.file, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+}
+
 describe('folding finished turns in the live tracker', () => {
   it('leaves every span of every real main file as export makes it', async () => {
     let folded = 0;
@@ -121,13 +132,7 @@ describe('folding finished turns in the live tracker', () => {
 
   it('holds only the open turn of a long session, and still sends what export makes', async () => {
     // 60 turns of 4 calls, no sub-agents (their files would be written apart).
-    const source = writeLongSession({
-      dir: join(dir, 'source'),
-      turns: 60,
-      callsPerTurn: 4,
-      agentEvery: 1000,
-    });
-    const lines = (await readFile(source.file, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+    const lines = await longSessionLines('source', 60);
     const file = join(dir, 'long.jsonl');
     const { sent, tracker, peakHeld } = await writeLive(lines, file);
     expect(tracker.foldedTurns).toBe(59);
@@ -144,13 +149,7 @@ describe('folding finished turns in the live tracker', () => {
   });
 
   it('folds history while it reads it at start-up, and sends the new turns as export makes them', async () => {
-    const source = writeLongSession({
-      dir: join(dir, 'hist'),
-      turns: 45,
-      callsPerTurn: 4,
-      agentEvery: 1000,
-    });
-    const lines = (await readFile(source.file, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+    const lines = await longSessionLines('hist', 45);
     const prompts = lines.flatMap((l, i) =>
       /"type":"user"/.test(l) && !l.includes('tool_result') ? [i] : [],
     );
