@@ -219,6 +219,32 @@ describe.skipIf(!distBuilt)('benchmark scripts (smoke)', () => {
     }
   }, 180_000);
 
+  it('parse-floors: every step reads the same lines the baseline reads', async () => {
+    const run = await bench('parse-floors.mjs', [
+      '--corpus',
+      join(work, 'corpus', 'projects'),
+      '--runs',
+      '1',
+    ]);
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    const samples = result('parse-floors').samples as Record<
+      string,
+      { seconds: number; counts?: Record<string, number>; lines?: number; failed?: number }[]
+    >;
+    const first = (step: string): Record<string, number> => samples[step]?.[0]?.counts ?? {};
+    const naive = samples.naive?.[0];
+    expect(naive?.lines).toBeGreaterThan(1000);
+    for (const step of Object.keys(samples))
+      expect(samples[step]?.[0]?.seconds, step).toBeGreaterThan(0);
+    expect(first('read').lines).toBe(naive?.lines);
+    expect(first('parse').parsed).toBe((naive?.lines ?? 0) - (naive?.failed ?? 0));
+    // One decode per line or one per file: the same characters either way.
+    expect(first('chunk-lines').chars).toBe(first('lines').chars);
+    expect(first('parse-record').records).toBeGreaterThan(0);
+    expect(first('parse-record').records).toBeLessThanOrEqual(first('parse').parsed ?? 0);
+    expect(first('byte-scan').bytes).toBe(first('read').bytes);
+  }, 180_000);
+
   it('live-latency: every turn measured, or skipped without watch', async () => {
     const run = await bench('live-latency.mjs', ['--turns', '3']);
     expect(run.code, run.stderr + run.stdout).toBe(0);
