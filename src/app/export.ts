@@ -84,22 +84,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   const loaded = await loadExportState(stateDir);
   if (loaded.problem !== null) options.onNote?.(loaded.problem);
   const recorder = new ExportRecorder(loaded.state, stateDir, options.clock ?? systemClock);
-  const summary: ExportSummary = {
-    sessions: sessions.length,
-    listed: sessions,
-    turns: 0,
-    turnsUnchanged: 0,
-    turnsDuplicate: 0,
-    spansSent: 0,
-    spansFailed: 0,
-    spansRejected: 0,
-    rejectMessages: [],
-    tooLarge: [],
-    bytesSent: 0,
-    requests: 0,
-    warnings: listWarnings,
-    failure: null,
-  };
+  const summary = emptySummary(sessions, listWarnings);
   const work = workOf(options, recorder.holdsTurns);
   const batches = new BatchSender(
     {
@@ -111,9 +96,54 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     },
     summary,
   );
+  const sendTurns = turnSender(options, work, recorder, batches, summary);
+  try {
+    const stopped = await readAll(sessions, options, work, sendTurns, summary);
+    // The last partial batch; a failure here is recorded in summary.failure.
+    if (!stopped) await batches.flush();
+    await batches.settle();
+  } catch (err) {
+    // Whatever failed, the turns already delivered are recorded before the error goes on.
+    await batches.settle().catch(() => false);
+    await recorder.abandon();
+    throw err;
+  }
+  await recorder.finish();
+  return summary;
+}
+
+const emptySummary = (listed: SessionFiles[], warnings: ReadWarning[]): ExportSummary => ({
+  sessions: listed.length,
+  listed,
+  turns: 0,
+  turnsUnchanged: 0,
+  turnsDuplicate: 0,
+  spansSent: 0,
+  spansFailed: 0,
+  spansRejected: 0,
+  rejectMessages: [],
+  tooLarge: [],
+  bytesSent: 0,
+  requests: 0,
+  warnings,
+  failure: null,
+});
+
+/**
+ * What becomes of each converted turn: outside --since, already seen in this
+ * run, or already delivered unchanged, it is only counted; else it is queued
+ * for delivery. The returned function resolves false once delivery has failed
+ * (reading stops).
+ */
+function turnSender(
+  options: ExportOptions,
+  work: SpanWork,
+  recorder: ExportRecorder,
+  batches: BatchSender,
+  summary: ExportSummary,
+): (turns: TurnSpans[]) => Promise<boolean> {
   const seenTraces = new Set<string>();
-  /** Queues a segment's turns for delivery; false once delivery has failed (reading stops). */
-  const sendTurns = async (turns: TurnSpans[]): Promise<boolean> => {
+  return async (turns) => {
     for (const turn of turns) {
       if (options.since !== null && turn.startTime < options.since) continue;
       // The same history in a resumed or forked file: same prompt uuid, same trace.
@@ -132,19 +162,6 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     }
     return true;
   };
-  try {
-    const stopped = await readAll(sessions, options, work, sendTurns, summary);
-    // The last partial batch; a failure here is recorded in summary.failure.
-    if (!stopped) await batches.flush();
-    await batches.settle();
-  } catch (err) {
-    // Whatever failed, the turns already delivered are recorded before the error goes on.
-    await batches.settle().catch(() => false);
-    await recorder.abandon();
-    throw err;
-  }
-  await recorder.finish();
-  return summary;
 }
 
 /**
