@@ -323,9 +323,7 @@
     return wrap;
   }
 
-  function renderToolbar() {
-    const bar = el('div', 'toolbar');
-    bar.setAttribute('role', 'search');
+  function searchBox() {
     const search = el('input', 'search');
     search.type = 'search';
     search.placeholder = 'Search labels';
@@ -335,38 +333,32 @@
       changed(true);
     });
     controls.text = search;
-    const tool = el('select');
-    tool.setAttribute('aria-label', 'Only calls of a tool');
-    tool.append(option('', 'All tools'));
-    data.tools.forEach((t) => tool.append(option(t, t)));
-    tool.addEventListener('change', () => {
-      filter.tool = tool.value;
+    return search;
+  }
+
+  /** A select narrowing the calls to one value of `filter[key]` ('' for all). */
+  function filterSelect(key, ariaLabel, allText, values) {
+    const select = el('select');
+    select.setAttribute('aria-label', ariaLabel);
+    select.append(option('', allText));
+    values.forEach((v) => select.append(option(v, v)));
+    select.addEventListener('change', () => {
+      filter[key] = select.value;
       changed(true);
     });
-    controls.tool = tool;
-    const parts = [search, checkbox('errors', 'Errors only', 'e'), tool];
-    if (data.agentTypes.length) {
-      const agent = el('select');
-      agent.setAttribute('aria-label', 'Only calls of a sub-agent type');
-      agent.append(option('', 'All sub-agents'));
-      data.agentTypes.forEach((t) => agent.append(option(t, t)));
-      agent.addEventListener('change', () => {
-        filter.agentType = agent.value;
-        changed(true);
-      });
-      controls.agentType = agent;
-      parts.push(agent);
-    }
-    parts.push(checkbox('slowest', 'Slowest first', 's'));
-    const expand = el('button', '', 'Expand all');
-    const collapse = el('button', '', 'Collapse all');
-    expand.type = 'button';
-    collapse.type = 'button';
-    expand.addEventListener('click', () => setAll(true));
-    collapse.addEventListener('click', () => setAll(false));
-    countEl = el('span', 'count');
-    countEl.setAttribute('aria-live', 'polite');
-    const legend = el('div', 'legend');
+    controls[key] = select;
+    return select;
+  }
+
+  function button(text, onClick) {
+    const b = el('button', '', text);
+    b.type = 'button';
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  function legend() {
+    const box = el('div', 'legend');
     [
       ['', 'tool'],
       ['agent', 'agent'],
@@ -375,14 +367,39 @@
     ].forEach((l) => {
       const s = el('span');
       s.append(el('i', 'swatch ' + l[0]), l[1]);
-      legend.append(s);
+      box.append(s);
     });
+    return box;
+  }
+
+  function renderToolbar() {
+    const bar = el('div', 'toolbar');
+    bar.setAttribute('role', 'search');
+    const parts = [
+      searchBox(),
+      checkbox('errors', 'Errors only', 'e'),
+      filterSelect('tool', 'Only calls of a tool', 'All tools', data.tools),
+    ];
+    if (data.agentTypes.length)
+      parts.push(
+        filterSelect(
+          'agentType',
+          'Only calls of a sub-agent type',
+          'All sub-agents',
+          data.agentTypes,
+        ),
+      );
+    parts.push(checkbox('slowest', 'Slowest first', 's'));
+    countEl = el('span', 'count');
+    countEl.setAttribute('aria-live', 'polite');
     const keys = el(
       'span',
       'keys',
       'Keys: / search \u00b7 e errors \u00b7 s slowest \u00b7 \u2191\u2193 move \u00b7 \u2190\u2192 collapse/expand \u00b7 Enter/Space details \u00b7 Esc close',
     );
-    bar.append(...parts, expand, collapse, countEl, keys, legend);
+    const expand = button('Expand all', () => setAll(true));
+    const collapse = button('Collapse all', () => setAll(false));
+    bar.append(...parts, expand, collapse, countEl, keys, legend());
     return bar;
   }
 
