@@ -17,15 +17,13 @@
 // Every step reports its own time in its process (start-up excluded, as for
 // the baseline) and its share of the naive loop's: to run at 1.5× the naive
 // loop's speed, a whole conversion must take 67 % of it.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { benchArgs, parseSize } from './lib/args.mjs';
-import { ensureCorpus } from './lib/corpus.mjs';
 import { median, printTable, round, runWorkload, writeResult } from './lib/report.mjs';
 import { jsonlFiles } from './lib/workloads.mjs';
 import { peakRssMB } from './lib/peak-rss.mjs';
+import { interleaved, runChild, variantArgs } from './lib/variant-runs.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const DIST = new URL('../dist/', import.meta.url);
@@ -143,51 +141,20 @@ async function measure(variant, dir) {
   };
 }
 
-function runChild(variant, dir) {
-  // The naive loop is bench:convert's baseline workload, timed in its process as there.
-  if (variant === 'naive') return runWorkload('baseline', { dir });
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SELF, '--child', variant, '--corpus', dir], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.once('error', reject);
-    child.once('close', (code) =>
-      code === 0 ? resolve(JSON.parse(out.trim())) : reject(new Error(`${variant} exited ${code}`)),
-    );
-  });
-}
+/** The naive loop is bench:convert's baseline workload, timed in its process as there. */
+const runStep = (variant, dir) =>
+  variant === 'naive' ? runWorkload('baseline', { dir }) : runChild(SELF, variant, dir);
 
 const VARIANTS = ['naive', 'read', 'lines', 'chunk-lines', 'parse', 'parse-record', 'byte-scan'];
 
 async function main() {
-  const args = benchArgs({
-    size: { type: 'string', default: '200MB' },
-    seed: { type: 'string', default: '1' },
-    runs: { type: 'string', default: '3' },
-    corpus: { type: 'string' },
-    'progress-share': { type: 'string', default: '0' },
-    child: { type: 'string' },
-  });
+  const args = variantArgs();
   if (args.child !== undefined) {
     process.stdout.write(`${JSON.stringify(await measure(args.child, args.corpus))}\n`);
     return;
   }
-  const dir =
-    args.corpus ??
-    ensureCorpus({
-      size: parseSize(args.size),
-      seed: Number(args.seed),
-      progressShare: Number(args['progress-share']),
-    }).projectsDir;
-  const samples = Object.fromEntries(VARIANTS.map((v) => [v, []]));
-  for (let run = 1; run <= Number(args.runs); run += 1)
-    for (const v of VARIANTS) {
-      const r = await runChild(v, dir);
-      samples[v].push(r);
-      process.stdout.write(`run ${run} ${v.padEnd(12)} ${round(r.seconds, 3)} s\n`);
-    }
+  const dir = args.corpus;
+  const samples = await interleaved(VARIANTS, Number(args.runs), (v) => runStep(v, dir));
   const naive = median(samples.naive.map((r) => r.seconds));
   const rows = VARIANTS.map((v) => {
     const seconds = median(samples[v].map((r) => r.seconds));

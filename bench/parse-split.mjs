@@ -10,15 +10,13 @@
 // process's CPU and peak RSS. `worker` frees the main thread of `main`'s busy
 // time minus its own: the rest of the pipeline (assembly, spans, encoding)
 // would have to fit in what is left for the split to pay.
-import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { benchArgs, parseSize } from './lib/args.mjs';
-import { ensureCorpus } from './lib/corpus.mjs';
 import { median, printTable, round, writeResult } from './lib/report.mjs';
 import { jsonlFiles } from './lib/workloads.mjs';
 import { peakRssMB } from './lib/peak-rss.mjs';
+import { interleaved, runChild, variantArgs } from './lib/variant-runs.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const DIST = new URL('../dist/', import.meta.url);
@@ -84,48 +82,15 @@ async function measure(variant, dir) {
   };
 }
 
-function runChild(variant, dir) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SELF, '--child', variant, '--corpus', dir], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.once('error', reject);
-    child.once('close', (code) =>
-      code === 0 ? resolve(JSON.parse(out.trim())) : reject(new Error(`${variant} exited ${code}`)),
-    );
-  });
-}
-
 async function main() {
-  const args = benchArgs({
-    size: { type: 'string', default: '200MB' },
-    seed: { type: 'string', default: '1' },
-    runs: { type: 'string', default: '3' },
-    corpus: { type: 'string' },
-    'progress-share': { type: 'string', default: '0' },
-    child: { type: 'string' },
-  });
+  const args = variantArgs();
   if (args.child !== undefined) {
     process.stdout.write(`${JSON.stringify(await measure(args.child, args.corpus))}\n`);
     return;
   }
-  const dir =
-    args.corpus ??
-    ensureCorpus({
-      size: parseSize(args.size),
-      seed: Number(args.seed),
-      progressShare: Number(args['progress-share']),
-    }).projectsDir;
+  const dir = args.corpus;
   const variants = ['baseline', 'main', 'worker'];
-  const samples = Object.fromEntries(variants.map((v) => [v, []]));
-  for (let run = 1; run <= Number(args.runs); run += 1)
-    for (const v of variants) {
-      const r = await runChild(v, dir);
-      samples[v].push(r);
-      process.stdout.write(`run ${run} ${v.padEnd(8)} ${round(r.seconds)} s\n`);
-    }
+  const samples = await interleaved(variants, Number(args.runs), (v) => runChild(SELF, v, dir));
   const rows = variants.map((v) => {
     const pick = (k) => round(median(samples[v].map((r) => r[k])));
     return {
