@@ -5,6 +5,7 @@
 // or was rewritten under us (the byte before our offset is no longer a
 // newline) is reported as a reset: the caller re-reads the session from 0 and
 // relies on span bookkeeping to avoid duplicates.
+import type { Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { createLineSplitter, type Line, type LineSplitter } from '../core/line-splitter.js';
 
@@ -43,62 +44,84 @@ async function openOrNull(path: string): Promise<FileHandle | null> {
 }
 
 export function createFileTailer(path: string): FileTailer {
-  let splitter: LineSplitter = createLineSplitter(0, 1);
-  let readOffset = 0;
-  let ino: number | null = null;
+  return new Tailer(path);
+}
 
-  const reset = (reason: ResetReason): TailRead => {
-    splitter = createLineSplitter(0, 1);
-    readOffset = 0;
-    ino = null;
-    return { kind: 'reset', reason };
-  };
+class Tailer implements FileTailer {
+  private splitter: LineSplitter = createLineSplitter(0, 1);
+  private offset = 0;
+  private inode: number | null = null;
 
-  return {
-    path,
-    get ino() {
-      return ino;
-    },
-    get readOffset() {
-      return readOffset;
-    },
-    get consumed() {
-      return splitter.consumed;
-    },
-    async read(onLines, limit = Infinity) {
-      const handle = await openOrNull(path);
-      if (handle === null) return { kind: 'missing' };
-      try {
-        const info = await handle.stat();
-        if (ino !== null && info.ino !== ino) return reset('replaced');
-        if (info.size < readOffset) return reset('shrunk');
-        const consumed = splitter.consumed;
-        if (consumed > 0) {
-          // Cheap guard against an in-place rewrite of the same or greater length.
-          const probe = Buffer.alloc(1);
-          const { bytesRead } = await handle.read(probe, 0, 1, consumed - 1);
-          if (bytesRead !== 1 || probe[0] !== NEWLINE) return reset('rewritten');
-        }
-        ino = info.ino;
-        const end = Math.min(info.size, limit);
-        let count = 0;
-        // Sized to the append: a 200-byte line does not need a megabyte.
-        const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, end - readOffset)));
-        while (readOffset < end) {
-          const want = Math.min(buffer.length, end - readOffset);
-          const { bytesRead } = await handle.read(buffer, 0, want, readOffset);
-          if (bytesRead === 0) break;
-          readOffset += bytesRead;
-          const lines = splitter.push(buffer.subarray(0, bytesRead));
-          if (lines.length > 0) {
-            count += lines.length;
-            onLines(lines);
-          }
-        }
-        return { kind: 'lines', count };
-      } finally {
-        await handle.close();
+  constructor(readonly path: string) {}
+
+  get ino(): number | null {
+    return this.inode;
+  }
+
+  get readOffset(): number {
+    return this.offset;
+  }
+
+  get consumed(): number {
+    return this.splitter.consumed;
+  }
+
+  async read(onLines: (lines: Line[]) => void, limit = Infinity): Promise<TailRead> {
+    const handle = await openOrNull(this.path);
+    if (handle === null) return { kind: 'missing' };
+    try {
+      const info = await handle.stat();
+      const reason = await this.resetReason(handle, info);
+      if (reason !== null) return this.reset(reason);
+      this.inode = info.ino;
+      const count = await this.readAppended(handle, Math.min(info.size, limit), onLines);
+      return { kind: 'lines', count };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Why what was read no longer stands (the file replaced, shrunk or rewritten), or null. */
+  private async resetReason(handle: FileHandle, info: Stats): Promise<ResetReason | null> {
+    if (this.inode !== null && info.ino !== this.inode) return 'replaced';
+    if (info.size < this.offset) return 'shrunk';
+    const consumed = this.splitter.consumed;
+    if (consumed > 0) {
+      // Cheap guard against an in-place rewrite of the same or greater length.
+      const probe = Buffer.alloc(1);
+      const { bytesRead } = await handle.read(probe, 0, 1, consumed - 1);
+      if (bytesRead !== 1 || probe[0] !== NEWLINE) return 'rewritten';
+    }
+    return null;
+  }
+
+  /** Reads from the offset up to end, handing on complete lines chunk by chunk; returns their count. */
+  private async readAppended(
+    handle: FileHandle,
+    end: number,
+    onLines: (lines: Line[]) => void,
+  ): Promise<number> {
+    let count = 0;
+    // Sized to the append: a 200-byte line does not need a megabyte.
+    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, end - this.offset)));
+    while (this.offset < end) {
+      const want = Math.min(buffer.length, end - this.offset);
+      const { bytesRead } = await handle.read(buffer, 0, want, this.offset);
+      if (bytesRead === 0) break;
+      this.offset += bytesRead;
+      const lines = this.splitter.push(buffer.subarray(0, bytesRead));
+      if (lines.length > 0) {
+        count += lines.length;
+        onLines(lines);
       }
-    },
-  };
+    }
+    return count;
+  }
+
+  private reset(reason: ResetReason): TailRead {
+    this.splitter = createLineSplitter(0, 1);
+    this.offset = 0;
+    this.inode = null;
+    return { kind: 'reset', reason };
+  }
 }

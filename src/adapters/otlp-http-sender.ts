@@ -3,10 +3,16 @@
 // backoff, honouring Retry-After. We do not use the SDK exporter's transport:
 // its retries stop inside one timeout, and the batch processor then drops the
 // spans; a backfill and a daemon need to decide themselves when to give up.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { gzipSync } from 'node:zlib';
 import { readPartialSuccess, type PartialSuccess } from './otlp-response.js';
+import { isRetryableStatus, parseRetryAfter, retryDelay } from './otlp-retry.js';
 
 export interface SenderOptions {
   /** Full URL of the traces endpoint (…/v1/traces). */
@@ -40,6 +46,7 @@ export interface AttemptFailure {
 }
 
 export type { PartialSuccess } from './otlp-response.js';
+export { parseRetryAfter } from './otlp-retry.js';
 
 /**
  * ok: the collector answered 2xx. `partial` is its partial_success when it
@@ -51,8 +58,6 @@ export type SendResult =
   | { ok: false; attempts: number; failure: AttemptFailure };
 
 type Answer = { failure: AttemptFailure } | { partial: PartialSuccess | null };
-
-const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 
 /** How long a connection may stay idle between requests before we close it. */
 const IDLE_CONNECTION_MS = 4000;
@@ -71,24 +76,10 @@ export function keepAliveAgent(url: string): HttpAgent {
   return /^https:/i.test(url) ? new HttpsAgent(options) : new HttpAgent(options);
 }
 
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
-  if (value === undefined || value.trim() === '') return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
-}
-
+/** One POST of the body, resolved once with the collector's answer or why there was none. */
 function attempt(body: Uint8Array, options: SenderOptions): Promise<Answer> {
   return new Promise((resolve) => {
-    const url = new URL(options.url);
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const headers: Record<string, string> = {
-      ...options.headers,
-      'Content-Type': options.contentType,
-      'Content-Length': String(body.byteLength),
-      'User-Agent': 'ccotel',
-    };
-    if (options.compression === 'gzip') headers['Content-Encoding'] = 'gzip';
+    const { signal } = options;
     let settled = false;
     // An abort also cuts a request in flight: a daemon told to stop must not wait out a hung collector.
     const onAbort = (): void => {
@@ -97,64 +88,96 @@ function attempt(body: Uint8Array, options: SenderOptions): Promise<Answer> {
     const done = (answer: Answer): void => {
       if (settled) return;
       settled = true;
-      options.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
       resolve(answer);
     };
-    const fail = (failure: AttemptFailure): void => done({ failure });
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        headers,
-        timeout: options.timeoutMs,
-        ...(options.tls ?? {}),
-        agent: options.agent ?? false,
-      },
-      (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (err) =>
-          fail({ retryable: true, status: 0, message: err.message, retryAfterMs: null }),
-        );
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300)
-            return done({
-              partial: readPartialSuccess(
-                Buffer.concat(chunks),
-                String(res.headers['content-type'] ?? options.contentType),
-              ),
-            });
-          const header = res.headers['retry-after'];
-          const text = Buffer.concat(chunks)
-            .toString('utf8')
-            .slice(0, 200)
-            .replace(/\s+/g, ' ')
-            .trim();
-          fail({
-            retryable: RETRYABLE_STATUS.has(status),
-            status,
-            message: `HTTP ${status}${text === '' ? '' : `: ${text}`}`,
-            retryAfterMs: parseRetryAfter(Array.isArray(header) ? header[0] : header),
-          });
-        });
-      },
-    );
-    req.on('timeout', () => {
-      req.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
-    });
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      fail({
-        retryable: true,
-        status: 0,
-        message: err.code === undefined ? err.message : `${err.code} ${err.message}`,
-        retryAfterMs: null,
-      });
-    });
-    if (options.signal?.aborted === true) onAbort();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    const req = startRequest(body, options, done);
+    if (signal?.aborted === true) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     req.end(body);
   });
+}
+
+/** The POST, not yet sent: its answer, a timeout or a network error all end in done. */
+function startRequest(
+  body: Uint8Array,
+  options: SenderOptions,
+  done: (answer: Answer) => void,
+): ClientRequest {
+  const url = new URL(options.url);
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const req = request(
+    url,
+    {
+      method: 'POST',
+      headers: requestHeaders(body, options),
+      timeout: options.timeoutMs,
+      ...(options.tls ?? {}),
+      agent: options.agent ?? false,
+    },
+    (res) => readAnswer(res, options.contentType, done),
+  );
+  req.on('timeout', () => {
+    req.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
+  });
+  req.on('error', (err: NodeJS.ErrnoException) => {
+    done(networkFailure(err.code === undefined ? err.message : `${err.code} ${err.message}`));
+  });
+  return req;
+}
+
+function requestHeaders(body: Uint8Array, options: SenderOptions): Record<string, string> {
+  const headers: Record<string, string> = {
+    ...options.headers,
+    'Content-Type': options.contentType,
+    'Content-Length': String(body.byteLength),
+    'User-Agent': 'ccotel',
+  };
+  if (options.compression === 'gzip') headers['Content-Encoding'] = 'gzip';
+  return headers;
+}
+
+/** Reads the response whole; sentContentType stands in for a response without its own. */
+function readAnswer(
+  res: IncomingMessage,
+  sentContentType: string,
+  done: (answer: Answer) => void,
+): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('error', (err) => done(networkFailure(err.message)));
+  res.on('end', () => {
+    const status = res.statusCode ?? 0;
+    const body = Buffer.concat(chunks);
+    if (status >= 200 && status < 300)
+      return done({
+        partial: readPartialSuccess(body, String(res.headers['content-type'] ?? sentContentType)),
+      });
+    const retryAfter = res.headers['retry-after'];
+    done({
+      failure: httpFailure(status, body, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+    });
+  });
+}
+
+/** A network error or timeout: no answer at all, always worth another attempt. */
+function networkFailure(message: string): Answer {
+  return { failure: { retryable: true, status: 0, message, retryAfterMs: null } };
+}
+
+/** An answer other than 2xx: its status and the start of its body, on one line. */
+export function httpFailure(
+  status: number,
+  body: Buffer,
+  retryAfter: string | undefined,
+): AttemptFailure {
+  const text = body.toString('utf8').slice(0, 200).replace(/\s+/g, ' ').trim();
+  return {
+    retryable: isRetryableStatus(status),
+    status,
+    message: `HTTP ${status}${text === '' ? '' : `: ${text}`}`,
+    retryAfterMs: parseRetryAfter(retryAfter),
+  };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -186,12 +209,7 @@ export async function sendOtlp(payload: Uint8Array, options: SenderOptions): Pro
     const retriesLeft = attempts - 1 < options.maxRetries;
     if (!failure.retryable || !retriesLeft || options.signal?.aborted === true)
       return { ok: false, attempts, failure };
-    // ±20 % jitter keeps many machines from retrying in lockstep against one Tempo.
-    const jittered = backoff * (0.8 + Math.random() * 0.4);
-    const delay =
-      failure.retryAfterMs === null
-        ? jittered
-        : Math.min(failure.retryAfterMs, options.maxRetryAfterMs);
+    const delay = retryDelay(failure.retryAfterMs, backoff, options.maxRetryAfterMs, Math.random());
     options.onRetry?.(failure, delay, attempts);
     await sleep(delay, options.signal);
     backoff = Math.min(backoff * 1.5, options.maxBackoffMs);

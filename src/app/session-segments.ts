@@ -104,33 +104,108 @@ export async function readSegments(
   options: SegmentReadOptions,
   onSegment: OnSegment,
 ): Promise<SegmentedSession> {
-  const limit = options.segmentRecords ?? SEGMENT_RECORDS;
-  const forceAt = options.forceRecords ?? limit * FORCE_FACTOR;
-  const state = openSession(files);
-  const unterminatedLine = new Map<string, number>();
-  const unterminated: string[] = [];
-  const noteUnterminated = (file: string, line: number): void => {
-    if (line === 0) return;
-    unterminated.push(file);
-    unterminatedLine.set(file, line);
-  };
-  const pending: PendingAgent[] = files.agentFiles.map((a) => ({ ...a }));
-  let carry: SegmentCarry = wholeSession(options.windowOf);
-  let nextTry = limit;
-  let segments = 0;
-  let forcedCuts = 0;
-  let lateAgents = 0;
-  const emit = async (model: SessionModel, firstTurn: number): Promise<void> => {
-    if ((await onSegment(model, firstTurn)) === false) throw new StopReading();
+  return new SegmentReader(files, options, onSegment).read();
+}
+
+/** One session read in segments: the carry from segment to segment, the agents not fed yet, the counts. */
+class SegmentReader {
+  private readonly limit: number;
+  private readonly forceAt: number;
+  private readonly state: SessionState;
+  private readonly unterminatedLine = new Map<string, number>();
+  private readonly unterminated: string[] = [];
+  /** Agent files not fed yet, in the session's order. */
+  private readonly pending: PendingAgent[];
+  private carry: SegmentCarry;
+  /** Records the segment holds when the next close is tried. */
+  private nextTry: number;
+  private segments = 0;
+  private forcedCuts = 0;
+  private lateAgents = 0;
+
+  constructor(
+    private readonly files: SessionFiles,
+    private readonly options: SegmentReadOptions,
+    private readonly onSegment: OnSegment,
+  ) {
+    this.limit = options.segmentRecords ?? SEGMENT_RECORDS;
+    this.forceAt = options.forceRecords ?? this.limit * FORCE_FACTOR;
+    this.state = openSession(files);
+    this.pending = files.agentFiles.map((a) => ({ ...a }));
+    this.carry = wholeSession(options.windowOf);
+    this.nextTry = this.limit;
+  }
+
+  async read(): Promise<SegmentedSession> {
+    try {
+      await this.readAll();
+    } catch (err) {
+      if (!(err instanceof StopReading)) throw err;
+      return this.outcome(true);
+    }
+    return this.outcome(false);
+  }
+
+  /** The main file, cut before prompts on the way; then the agents left; then the last segment. */
+  private async readAll(): Promise<void> {
+    const { state, files } = this;
+    this.noteUnterminated(
+      files.mainFile,
+      await feed(state, files.mainFile, null, this.options.parse, this.before),
+    );
+    for (const agent of [...this.pending]) await this.feedAgent(agent);
+    const last = finishSegment(state, { ...this.carry, nextTurnStart: null });
+    this.segments += 1;
+    this.lateAgents += last.lateAgents;
+    await this.emit(last.model, this.carry.priorTurns.length);
+  }
+
+  /**
+   * Looks at each main-thread record before it is folded in: a real prompt
+   * once the segment holds nextTry records tries to close the segment before it.
+   * One function for the whole reading (created with the reader, not per record).
+   */
+  private readonly before = (outcome: ParseOutcome): Promise<void> | undefined => {
+    const state = this.state;
+    if (outcome.kind !== 'record' || state.entries.length < this.nextTry) return undefined;
+    const rec = outcome.record;
+    if (!isRealPrompt(rec)) return undefined;
+    // A line step() will drop (history copied from a fork, a repeated uuid) opens no turn.
+    if (rec.forkedFromSessionId !== null || (rec.uuid !== null && state.seenUuids.has(rec.uuid)))
+      return undefined;
+    // Without a time, no agent is placed by time in this segment (NaN compares false).
+    return this.tryClose(outcome, rec.timestamp ?? Number.NaN);
   };
 
-  const feedAgent = async (agent: PendingAgent): Promise<void> => {
-    pending.splice(pending.indexOf(agent), 1);
-    noteUnterminated(agent.file, await feed(state, agent.file, agent.agentId, options.parse));
-  };
+  private async tryClose(
+    prompt: ParseOutcome & { kind: 'record' },
+    cutTime: number,
+  ): Promise<void> {
+    const { state, carry } = this;
+    const force = state.entries.length >= this.forceAt;
+    // First the main thread alone: a call still waiting rules the cut out
+    // before any agent file is read into this segment.
+    let segment = finishSegment(state, { ...carry, nextTurnStart: cutTime });
+    if ((segment.closed || force) && opensTurn(segment.next, prompt.record)) {
+      await this.feedAgentsOfSegment(cutTime);
+      segment = finishSegment(state, { ...carry, nextTurnStart: cutTime });
+    }
+    if (!(segment.closed || force) || !opensTurn(segment.next, prompt.record)) {
+      this.nextTry = state.entries.length + Math.ceil(this.limit / 4);
+      return;
+    }
+    if (!segment.closed) this.forcedCuts += 1;
+    this.segments += 1;
+    this.lateAgents += segment.lateAgents;
+    await this.emit(segment.model, carry.priorTurns.length);
+    this.carry = segment.next;
+    startNextSegment(state);
+    this.nextTry = this.limit;
+  }
 
   /** Feeds the agent files that belong to the segment ending at cutTime. */
-  const feedAgentsOfSegment = async (cutTime: number): Promise<void> => {
+  private async feedAgentsOfSegment(cutTime: number): Promise<void> {
+    const { state } = this;
     const toolIds = new Set<string>();
     const resultAgents = new Set<string>();
     let scanned = 0;
@@ -141,81 +216,64 @@ export async function readSegments(
         else if (rec?.type === 'user' && rec.resultAgentId !== null)
           resultAgents.add(rec.resultAgentId);
       }
-      const belongs = pending.filter((a) => {
-        const link =
-          state.metas.get(a.agentId)?.toolUseId ?? state.progressLinks.get(a.agentId) ?? null;
-        if (link !== null && toolIds.has(link)) return true;
-        // Its own link names a call not read yet (a resumed agent's meta names the
-        // later call): it belongs there, not here by result or by time.
-        if (link !== null) return false;
-        if (resultAgents.has(a.agentId)) return true;
-        if (a.start === undefined) a.start = headTimestamp(a.file);
-        return a.start !== null && a.start < cutTime;
-      });
+      const belongs = this.pending.filter((a) =>
+        this.belongsToSegment(a, toolIds, resultAgents, cutTime),
+      );
       if (belongs.length === 0) return;
       // Nested agents: their spawning calls are in the files just fed.
-      for (const agent of belongs) await feedAgent(agent);
+      for (const agent of belongs) await this.feedAgent(agent);
     }
-  };
-
-  const tryClose = async (
-    prompt: ParseOutcome & { kind: 'record' },
-    cutTime: number,
-  ): Promise<void> => {
-    const force = state.entries.length >= forceAt;
-    // First the main thread alone: a call still waiting rules the cut out
-    // before any agent file is read into this segment.
-    let segment = finishSegment(state, { ...carry, nextTurnStart: cutTime });
-    if ((segment.closed || force) && opensTurn(segment.next, prompt.record)) {
-      await feedAgentsOfSegment(cutTime);
-      segment = finishSegment(state, { ...carry, nextTurnStart: cutTime });
-    }
-    if (!(segment.closed || force) || !opensTurn(segment.next, prompt.record)) {
-      nextTry = state.entries.length + Math.ceil(limit / 4);
-      return;
-    }
-    if (!segment.closed) forcedCuts += 1;
-    segments += 1;
-    lateAgents += segment.lateAgents;
-    await emit(segment.model, carry.priorTurns.length);
-    carry = segment.next;
-    startNextSegment(state);
-    nextTry = limit;
-  };
-
-  const before = (outcome: ParseOutcome): Promise<void> | undefined => {
-    if (outcome.kind !== 'record' || state.entries.length < nextTry) return undefined;
-    const rec = outcome.record;
-    if (!isRealPrompt(rec)) return undefined;
-    // A line step() will drop (history copied from a fork, a repeated uuid) opens no turn.
-    if (rec.forkedFromSessionId !== null || (rec.uuid !== null && state.seenUuids.has(rec.uuid)))
-      return undefined;
-    // Without a time, no agent is placed by time in this segment (NaN compares false).
-    return tryClose(outcome, rec.timestamp ?? Number.NaN);
-  };
-
-  const outcome = (stopped: boolean): SegmentedSession => ({
-    state,
-    unterminated,
-    unterminatedLine,
-    segments,
-    forcedCuts,
-    lateAgents,
-    stopped,
-  });
-  try {
-    noteUnterminated(
-      files.mainFile,
-      await feed(state, files.mainFile, null, options.parse, before),
-    );
-    for (const agent of [...pending]) await feedAgent(agent);
-    const last = finishSegment(state, { ...carry, nextTurnStart: null });
-    segments += 1;
-    lateAgents += last.lateAgents;
-    await emit(last.model, carry.priorTurns.length);
-  } catch (err) {
-    if (!(err instanceof StopReading)) throw err;
-    return outcome(true);
   }
-  return outcome(false);
+
+  /**
+   * Whether an agent file joins the segment ending at cutTime: by its link to
+   * a call in it, else by the call's result naming it, else by its start.
+   */
+  private belongsToSegment(
+    agent: PendingAgent,
+    toolIds: Set<string>,
+    resultAgents: Set<string>,
+    cutTime: number,
+  ): boolean {
+    const { state } = this;
+    const link =
+      state.metas.get(agent.agentId)?.toolUseId ?? state.progressLinks.get(agent.agentId) ?? null;
+    if (link !== null && toolIds.has(link)) return true;
+    // Its own link names a call not read yet (a resumed agent's meta names the
+    // later call): it belongs there, not here by result or by time.
+    if (link !== null) return false;
+    if (resultAgents.has(agent.agentId)) return true;
+    if (agent.start === undefined) agent.start = headTimestamp(agent.file);
+    return agent.start !== null && agent.start < cutTime;
+  }
+
+  private async feedAgent(agent: PendingAgent): Promise<void> {
+    this.pending.splice(this.pending.indexOf(agent), 1);
+    this.noteUnterminated(
+      agent.file,
+      await feed(this.state, agent.file, agent.agentId, this.options.parse),
+    );
+  }
+
+  private noteUnterminated(file: string, line: number): void {
+    if (line === 0) return;
+    this.unterminated.push(file);
+    this.unterminatedLine.set(file, line);
+  }
+
+  private async emit(model: SessionModel, firstTurn: number): Promise<void> {
+    if ((await this.onSegment(model, firstTurn)) === false) throw new StopReading();
+  }
+
+  private outcome(stopped: boolean): SegmentedSession {
+    return {
+      state: this.state,
+      unterminated: this.unterminated,
+      unterminatedLine: this.unterminatedLine,
+      segments: this.segments,
+      forcedCuts: this.forcedCuts,
+      lateAgents: this.lateAgents,
+      stopped,
+    };
+  }
 }
