@@ -3,7 +3,6 @@
 // The OTLP sink splits a batch the collector refuses as too large (413) into
 // halves, down to one span, and remembers the size that went through.
 import type { Resource } from '@opentelemetry/resources';
-import type { SpanData } from '../core/span-data.js';
 import type { Settings } from '../core/settings.js';
 import {
   assembleRequest,
@@ -11,13 +10,12 @@ import {
   encodeSpans,
   rangesOf,
   RequestBuffer,
-  spanCountOf,
   spanIdOf,
-  type SpanRange,
 } from '../adapters/otlp-encode.js';
 import { jsonLineOfRanges, jsonLineView } from '../adapters/otlp-json.js';
 import { keepAliveAgent, sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
 import { UserError } from '../core/user-error.js';
+import { formNotTaken, spanCountOfBatch, type SpanBatch } from './span-batch.js';
 import type { PrivateFile } from '../adapters/private-file.js';
 import { readSmallFileSync } from '../adapters/file-info.js';
 
@@ -45,25 +43,12 @@ export interface SpanSink {
   readonly description: string;
   /** Takes only the number of spans (a dry run): export may count turns' spans instead of building them. */
   readonly countsOnly?: boolean;
-  /**
-   * Needs only `encoded` when it is given: `spans` may then be empty. Export
-   * then holds no span of a batch while it fills and travels: the spans it
-   * held were most of what survived into V8's old space, and of export's peak
-   * RSS (docs/benchmarks.md, step 30).
-   */
+  /** Takes a batch as `encoded` protobuf span fields (SpanBatch): export then sends it so. */
   readonly takesEncoded?: boolean;
-  /**
-   * `encoded`, when given, holds the same spans already encoded as protobuf
-   * span fields (export has them from hashing each turn): the protobuf
-   * request is then assembled from them rather than encoded a second time.
-   */
-  send(spans: SpanData[], encoded?: SpanRange[], json?: SpanRange[]): Promise<SinkResult>;
-  /**
-   * Takes a batch as `json`, ranges of turns' OTLP/JSON span objects
-   * (encodeJsonSpans), with `spans` empty, when export has nothing to
-   * compare: the file sink.
-   */
+  /** Takes a batch as `json` OTLP/JSON span objects (SpanBatch): the file sink. */
   readonly takesJson?: boolean;
+  /** Every sink takes built spans; `encoded` or `json` only when it says so above. */
+  send(batch: SpanBatch): Promise<SinkResult>;
   /** Makes the output final (the --out file appears); a no-op for the network. */
   close?(): Promise<void>;
 }
@@ -124,27 +109,27 @@ export function otlpSink(settings: Settings, resource: Resource, retry: RetryPol
   return {
     description: settings.endpoint,
     takesEncoded: settings.protocol === 'http/protobuf',
-    async send(spans, encoded) {
+    async send(batch) {
       const reuse = !sending;
       sending = true;
       try {
-        return await sendBatch(spans, encoded, reuse ? requests : undefined);
+        return await sendBatch(batch, reuse ? requests : undefined);
       } finally {
         if (reuse) sending = false;
       }
     },
   };
 
-  async function sendBatch(
-    spans: SpanData[],
-    encoded: SpanRange[] | undefined,
-    into: RequestBuffer | undefined,
-  ): Promise<SinkResult> {
+  async function sendBatch(batch: SpanBatch, into: RequestBuffer | undefined): Promise<SinkResult> {
+    if (batch.json !== undefined) formNotTaken(settings.endpoint, 'json');
+    if (batch.encoded !== undefined && settings.protocol !== 'http/protobuf')
+      formNotTaken(settings.endpoint, 'encoded');
     const result: SinkResult = { ok: true, attempts: 0, bytes: 0, parts: [], failure: null };
     // Protobuf requests, halves after a 413 included, are assembled from the
-    // span fields when given: then `spans` may be empty.
-    const fields = settings.protocol === 'http/protobuf' ? encoded : undefined;
-    const count = fields === undefined ? spans.length : spanCountOf(fields);
+    // span fields when given.
+    const fields = batch.encoded;
+    const spans = batch.spans ?? [];
+    const count = spanCountOfBatch(batch);
     const encode = (from: number, to: number): Uint8Array =>
       fields === undefined
         ? encodeSpans(spans.slice(from, to), resource, settings.protocol)
@@ -197,18 +182,17 @@ export function fileSink(out: PrivateFile, resource: Resource): SpanSink {
   return {
     description: out.path,
     takesJson: true,
-    async send(spans, _encoded, json) {
+    async send(batch) {
+      if (batch.encoded !== undefined) formNotTaken(out.path, 'encoded');
       // Written from the encoder's own buffer, neither decoded into a string nor
       // copied; the write is awaited before the next request is encoded into it
       // (export sends one batch at a time).
       const line =
-        json === undefined ? jsonLineView(spans, resource) : jsonLineOfRanges(json, resource);
+        batch.json === undefined
+          ? jsonLineView(batch.spans, resource)
+          : jsonLineOfRanges(batch.json, resource);
       await out.append(line);
-      const count =
-        json === undefined
-          ? spans.length
-          : json.reduce((n, r) => n + Math.max(0, r.to - r.from), 0);
-      return acceptedAll(count, line.byteLength - 1);
+      return acceptedAll(spanCountOfBatch(batch), line.byteLength - 1);
     },
     close: () => out.commit(),
   };
