@@ -4,18 +4,12 @@
 // halves, down to one span, and remembers the size that went through.
 import type { Resource } from '@opentelemetry/resources';
 import type { Settings } from '../core/settings.js';
-import {
-  assembleRequest,
-  contentTypeOf,
-  encodeSpans,
-  rangesOf,
-  RequestBuffer,
-  spanIdOf,
-} from '../adapters/otlp-encode.js';
+import { contentTypeOf, RequestBuffer } from '../adapters/otlp-encode.js';
 import { jsonLineOfRanges, jsonLineView } from '../adapters/otlp-json.js';
 import { keepAliveAgent, sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
 import { UserError } from '../core/user-error.js';
 import { formNotTaken, spanCountOfBatch, type SpanBatch } from './span-batch.js';
+import { HalvingSend, requestsOf, type Post, type SizeLimit } from './otlp-batch-send.js';
 import type { PrivateFile } from '../adapters/private-file.js';
 import { readSmallFileSync } from '../adapters/file-info.js';
 
@@ -76,13 +70,30 @@ function readPem(path: string | null, what: string): string | undefined {
 }
 
 export function otlpSink(settings: Settings, resource: Resource, retry: RetryPolicy): SpanSink {
+  const post = otlpPoster(settings, retry);
+  // Learned from a 413: the largest request size (in spans) worth trying.
+  const limit: SizeLimit = { spans: Infinity };
+  const memory = new RequestMemory();
+  return {
+    description: settings.endpoint,
+    takesEncoded: settings.protocol === 'http/protobuf',
+    send: (batch) =>
+      memory.lend((into) => {
+        const requests = requestsOf(batch, settings, resource, into);
+        return new HalvingSend(requests, post, limit).run();
+      }),
+  };
+}
+
+/** Posts one request body to the endpoint with the settings' TLS, headers and retries. */
+function otlpPoster(settings: Settings, retry: RetryPolicy): Post {
   const tls = {
     ca: readPem(settings.tlsCa, 'CA file'),
     cert: readPem(settings.tlsCert, 'client certificate'),
     key: readPem(settings.tlsKey, 'client key'),
   };
   const agent = keepAliveAgent(settings.endpoint);
-  const post = (body: Uint8Array) =>
+  return (body) =>
     sendOtlp(body, {
       url: settings.endpoint,
       headers: settings.headers,
@@ -98,82 +109,27 @@ export function otlpSink(settings: Settings, resource: Resource, retry: RetryPol
       ...(retry.signal === undefined ? {} : { signal: retry.signal }),
       ...(retry.onRetry === undefined ? {} : { onRetry: retry.onRetry }),
     });
-  // Learned from a 413: the largest request size (in spans) worth trying.
-  let cap = Infinity;
-  // Whole-batch requests are assembled in one buffer, request after request:
-  // a request is done with once its answer came (or its connection was
-  // destroyed), before the next is assembled. A send that starts while
-  // another is still out gets fresh memory.
-  const requests = new RequestBuffer();
-  let sending = false;
-  return {
-    description: settings.endpoint,
-    takesEncoded: settings.protocol === 'http/protobuf',
-    async send(batch) {
-      const reuse = !sending;
-      sending = true;
-      try {
-        return await sendBatch(batch, reuse ? requests : undefined);
-      } finally {
-        if (reuse) sending = false;
-      }
-    },
-  };
+}
 
-  async function sendBatch(batch: SpanBatch, into: RequestBuffer | undefined): Promise<SinkResult> {
-    if (batch.json !== undefined) formNotTaken(settings.endpoint, 'json');
-    if (batch.encoded !== undefined && settings.protocol !== 'http/protobuf')
-      formNotTaken(settings.endpoint, 'encoded');
-    const result: SinkResult = { ok: true, attempts: 0, bytes: 0, parts: [], failure: null };
-    // Protobuf requests, halves after a 413 included, are assembled from the
-    // span fields when given.
-    const fields = batch.encoded;
-    const spans = batch.spans ?? [];
-    const count = spanCountOfBatch(batch);
-    const encode = (from: number, to: number): Uint8Array =>
-      fields === undefined
-        ? encodeSpans(spans.slice(from, to), resource, settings.protocol)
-        : assembleRequest(
-            from === 0 && to === count ? fields : rangesOf(fields, from, to),
-            resource,
-            into,
-          );
-    /** Sends spans[from, to); false once a failure other than 413 stopped it. */
-    const sendRange = async (from: number, to: number): Promise<boolean> => {
-      const body = encode(from, to);
-      const answer = await post(body);
-      result.attempts += answer.attempts;
-      if (answer.ok) {
-        result.bytes += body.byteLength;
-        const p = answer.partial;
-        result.parts.push(
-          p === null || p.rejectedSpans === 0
-            ? { from, to, outcome: 'accepted' }
-            : { from, to, outcome: 'rejected', ...p },
-        );
-        return true;
-      }
-      if (answer.failure.status === 413) {
-        if (to - from === 1) {
-          const spanId =
-            fields === undefined ? (spans[from]?.spanId ?? '?') : spanIdOf(fields, from);
-          result.parts.push({ from, to, outcome: 'too-large', spanId, bytes: body.byteLength });
-          return true;
-        }
-        const mid = from + Math.ceil((to - from) / 2);
-        cap = Math.min(cap, mid - from);
-        return (await sendRange(from, mid)) && sendRange(mid, to);
-      }
-      result.ok = false;
-      result.failure = answer.failure;
-      return false;
-    };
-    for (let from = 0; from < count;) {
-      const to = Math.min(count, from + cap);
-      if (!(await sendRange(from, to))) break;
-      from = to;
+/**
+ * Whole-batch requests are assembled in one buffer, request after request:
+ * a request is done with once its answer came (or its connection was
+ * destroyed), before the next is assembled. A send that starts while
+ * another is still out gets fresh memory.
+ */
+class RequestMemory {
+  private readonly buffer = new RequestBuffer();
+  private lent = false;
+
+  /** Runs `send` with the buffer, or with none while another send holds it. */
+  async lend(send: (into: RequestBuffer | undefined) => Promise<SinkResult>): Promise<SinkResult> {
+    if (this.lent) return send(undefined);
+    this.lent = true;
+    try {
+      return await send(this.buffer);
+    } finally {
+      this.lent = false;
     }
-    return result;
   }
 }
 
