@@ -9,6 +9,7 @@ import type { SpanRange } from '../adapters/otlp-encode.js';
 import type { ExportRecorder } from './export-recorder.js';
 import type { TurnSpans } from './session-spans.js';
 import type { SinkResult, SpanSink } from './span-sink.js';
+import type { SpanBatch } from './span-batch.js';
 
 interface PendingTurn {
   traceId: string;
@@ -37,7 +38,7 @@ export interface DeliveryCounts {
 export interface BatchOptions {
   sink: SpanSink;
   maxBatch: number;
-  /** Turns come with protobuf fields (TurnSpans.encoded), passed to the sink. */
+  /** Turns come with protobuf fields (TurnSpans.encoded), sent so to a sink that takes them. */
   encoded: boolean;
   /** Turns come with OTLP/JSON ranges instead of spans (SpanWork 'json'). */
   json: boolean;
@@ -54,15 +55,15 @@ export class BatchSender {
   /** The turn of each span of the batch, also when the spans travel as ranges only. */
   private owners: PendingTurn[] = [];
   private inFlight: Promise<Outcome> | null = null;
-  /** The batch holds its spans: the sink needs neither encoded fields nor JSON alone. */
-  private readonly holdsSpans: boolean;
+  /** How batches travel (SpanBatch); 'spans': the batch holds its spans. */
+  private readonly form: 'spans' | 'encoded' | 'json';
 
   constructor(
     private readonly options: BatchOptions,
     private readonly counts: DeliveryCounts,
   ) {
     const { sink, encoded, json } = options;
-    this.holdsSpans = !json && !(encoded && sink.takesEncoded === true);
+    this.form = json ? 'json' : encoded && sink.takesEncoded === true ? 'encoded' : 'spans';
   }
 
   /** Queues a turn's spans; false once delivery has failed (nothing more can go). */
@@ -77,7 +78,7 @@ export class BatchSender {
     for (let from = 0; from < turn.spanCount;) {
       const to = Math.min(turn.spanCount, from + max - this.owners.length);
       for (let i = from; i < to; i++) {
-        if (this.holdsSpans) this.spans.push(turn.spans[i] as SpanData);
+        if (this.form === 'spans') this.spans.push(turn.spans[i] as SpanData);
         this.owners.push(pending);
       }
       this.ranges.push({ encoded: turn.encoded, from, to });
@@ -101,7 +102,13 @@ export class BatchSender {
     this.owners = [];
     if (!(await this.settle())) return false;
     // The outcome is captured at once: a failure is never an unhandled rejection while conversion runs.
-    this.inFlight = this.deliver(spans, ranges, owners, completed).then(
+    const batch: SpanBatch =
+      this.form === 'spans'
+        ? { spans }
+        : this.form === 'encoded'
+          ? { encoded: ranges }
+          : { json: ranges };
+    this.inFlight = this.deliver(batch, owners, completed).then(
       (ok) => ({ ok }),
       (error: unknown) => ({ error }),
     );
@@ -119,13 +126,12 @@ export class BatchSender {
 
   /** Sends one batch; `completed` are the turns whose last span is in it. */
   private async deliver(
-    spans: SpanData[],
-    ranges: SpanRange[],
+    batch: SpanBatch,
     owners: PendingTurn[],
     completed: PendingTurn[],
   ): Promise<boolean> {
-    const { sink, encoded, json, recorder } = this.options;
-    const result = await sink.send(spans, encoded ? ranges : undefined, json ? ranges : undefined);
+    const { sink, recorder } = this.options;
+    const result = await sink.send(batch);
     this.counts.requests += result.attempts;
     this.counts.bytesSent += result.bytes;
     this.tally(result, owners);

@@ -3,21 +3,13 @@
 // The OTLP sink splits a batch the collector refuses as too large (413) into
 // halves, down to one span, and remembers the size that went through.
 import type { Resource } from '@opentelemetry/resources';
-import type { SpanData } from '../core/span-data.js';
 import type { Settings } from '../core/settings.js';
-import {
-  assembleRequest,
-  contentTypeOf,
-  encodeSpans,
-  rangesOf,
-  RequestBuffer,
-  spanCountOf,
-  spanIdOf,
-  type SpanRange,
-} from '../adapters/otlp-encode.js';
+import { contentTypeOf, RequestBuffer } from '../adapters/otlp-encode.js';
 import { jsonLineOfRanges, jsonLineView } from '../adapters/otlp-json.js';
 import { keepAliveAgent, sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
 import { UserError } from '../core/user-error.js';
+import { formNotTaken, spanCountOfBatch, type SpanBatch } from './span-batch.js';
+import { HalvingSend, requestsOf, type Post, type SizeLimit } from './otlp-batch-send.js';
 import type { PrivateFile } from '../adapters/private-file.js';
 import { readSmallFileSync } from '../adapters/file-info.js';
 
@@ -45,25 +37,12 @@ export interface SpanSink {
   readonly description: string;
   /** Takes only the number of spans (a dry run): export may count turns' spans instead of building them. */
   readonly countsOnly?: boolean;
-  /**
-   * Needs only `encoded` when it is given: `spans` may then be empty. Export
-   * then holds no span of a batch while it fills and travels: the spans it
-   * held were most of what survived into V8's old space, and of export's peak
-   * RSS (docs/benchmarks.md, step 30).
-   */
+  /** Takes a batch as `encoded` protobuf span fields (SpanBatch): export then sends it so. */
   readonly takesEncoded?: boolean;
-  /**
-   * `encoded`, when given, holds the same spans already encoded as protobuf
-   * span fields (export has them from hashing each turn): the protobuf
-   * request is then assembled from them rather than encoded a second time.
-   */
-  send(spans: SpanData[], encoded?: SpanRange[], json?: SpanRange[]): Promise<SinkResult>;
-  /**
-   * Takes a batch as `json`, ranges of turns' OTLP/JSON span objects
-   * (encodeJsonSpans), with `spans` empty, when export has nothing to
-   * compare: the file sink.
-   */
+  /** Takes a batch as `json` OTLP/JSON span objects (SpanBatch): the file sink. */
   readonly takesJson?: boolean;
+  /** Every sink takes built spans; `encoded` or `json` only when it says so above. */
+  send(batch: SpanBatch): Promise<SinkResult>;
   /** Makes the output final (the --out file appears); a no-op for the network. */
   close?(): Promise<void>;
 }
@@ -91,13 +70,30 @@ function readPem(path: string | null, what: string): string | undefined {
 }
 
 export function otlpSink(settings: Settings, resource: Resource, retry: RetryPolicy): SpanSink {
+  const post = otlpPoster(settings, retry);
+  // Learned from a 413: the largest request size (in spans) worth trying.
+  const limit: SizeLimit = { spans: Infinity };
+  const memory = new RequestMemory();
+  return {
+    description: settings.endpoint,
+    takesEncoded: settings.protocol === 'http/protobuf',
+    send: (batch) =>
+      memory.lend((into) => {
+        const requests = requestsOf(batch, settings, resource, into);
+        return new HalvingSend(requests, post, limit).run();
+      }),
+  };
+}
+
+/** Posts one request body to the endpoint with the settings' TLS, headers and retries. */
+function otlpPoster(settings: Settings, retry: RetryPolicy): Post {
   const tls = {
     ca: readPem(settings.tlsCa, 'CA file'),
     cert: readPem(settings.tlsCert, 'client certificate'),
     key: readPem(settings.tlsKey, 'client key'),
   };
   const agent = keepAliveAgent(settings.endpoint);
-  const post = (body: Uint8Array) =>
+  return (body) =>
     sendOtlp(body, {
       url: settings.endpoint,
       headers: settings.headers,
@@ -113,82 +109,27 @@ export function otlpSink(settings: Settings, resource: Resource, retry: RetryPol
       ...(retry.signal === undefined ? {} : { signal: retry.signal }),
       ...(retry.onRetry === undefined ? {} : { onRetry: retry.onRetry }),
     });
-  // Learned from a 413: the largest request size (in spans) worth trying.
-  let cap = Infinity;
-  // Whole-batch requests are assembled in one buffer, request after request:
-  // a request is done with once its answer came (or its connection was
-  // destroyed), before the next is assembled. A send that starts while
-  // another is still out gets fresh memory.
-  const requests = new RequestBuffer();
-  let sending = false;
-  return {
-    description: settings.endpoint,
-    takesEncoded: settings.protocol === 'http/protobuf',
-    async send(spans, encoded) {
-      const reuse = !sending;
-      sending = true;
-      try {
-        return await sendBatch(spans, encoded, reuse ? requests : undefined);
-      } finally {
-        if (reuse) sending = false;
-      }
-    },
-  };
+}
 
-  async function sendBatch(
-    spans: SpanData[],
-    encoded: SpanRange[] | undefined,
-    into: RequestBuffer | undefined,
-  ): Promise<SinkResult> {
-    const result: SinkResult = { ok: true, attempts: 0, bytes: 0, parts: [], failure: null };
-    // Protobuf requests, halves after a 413 included, are assembled from the
-    // span fields when given: then `spans` may be empty.
-    const fields = settings.protocol === 'http/protobuf' ? encoded : undefined;
-    const count = fields === undefined ? spans.length : spanCountOf(fields);
-    const encode = (from: number, to: number): Uint8Array =>
-      fields === undefined
-        ? encodeSpans(spans.slice(from, to), resource, settings.protocol)
-        : assembleRequest(
-            from === 0 && to === count ? fields : rangesOf(fields, from, to),
-            resource,
-            into,
-          );
-    /** Sends spans[from, to); false once a failure other than 413 stopped it. */
-    const sendRange = async (from: number, to: number): Promise<boolean> => {
-      const body = encode(from, to);
-      const answer = await post(body);
-      result.attempts += answer.attempts;
-      if (answer.ok) {
-        result.bytes += body.byteLength;
-        const p = answer.partial;
-        result.parts.push(
-          p === null || p.rejectedSpans === 0
-            ? { from, to, outcome: 'accepted' }
-            : { from, to, outcome: 'rejected', ...p },
-        );
-        return true;
-      }
-      if (answer.failure.status === 413) {
-        if (to - from === 1) {
-          const spanId =
-            fields === undefined ? (spans[from]?.spanId ?? '?') : spanIdOf(fields, from);
-          result.parts.push({ from, to, outcome: 'too-large', spanId, bytes: body.byteLength });
-          return true;
-        }
-        const mid = from + Math.ceil((to - from) / 2);
-        cap = Math.min(cap, mid - from);
-        return (await sendRange(from, mid)) && sendRange(mid, to);
-      }
-      result.ok = false;
-      result.failure = answer.failure;
-      return false;
-    };
-    for (let from = 0; from < count;) {
-      const to = Math.min(count, from + cap);
-      if (!(await sendRange(from, to))) break;
-      from = to;
+/**
+ * Whole-batch requests are assembled in one buffer, request after request:
+ * a request is done with once its answer came (or its connection was
+ * destroyed), before the next is assembled. A send that starts while
+ * another is still out gets fresh memory.
+ */
+class RequestMemory {
+  private readonly buffer = new RequestBuffer();
+  private lent = false;
+
+  /** Runs `send` with the buffer, or with none while another send holds it. */
+  async lend(send: (into: RequestBuffer | undefined) => Promise<SinkResult>): Promise<SinkResult> {
+    if (this.lent) return send(undefined);
+    this.lent = true;
+    try {
+      return await send(this.buffer);
+    } finally {
+      this.lent = false;
     }
-    return result;
   }
 }
 
@@ -197,18 +138,17 @@ export function fileSink(out: PrivateFile, resource: Resource): SpanSink {
   return {
     description: out.path,
     takesJson: true,
-    async send(spans, _encoded, json) {
+    async send(batch) {
+      if (batch.encoded !== undefined) formNotTaken(out.path, 'encoded');
       // Written from the encoder's own buffer, neither decoded into a string nor
       // copied; the write is awaited before the next request is encoded into it
       // (export sends one batch at a time).
       const line =
-        json === undefined ? jsonLineView(spans, resource) : jsonLineOfRanges(json, resource);
+        batch.json === undefined
+          ? jsonLineView(batch.spans, resource)
+          : jsonLineOfRanges(batch.json, resource);
       await out.append(line);
-      const count =
-        json === undefined
-          ? spans.length
-          : json.reduce((n, r) => n + Math.max(0, r.to - r.from), 0);
-      return acceptedAll(count, line.byteLength - 1);
+      return acceptedAll(spanCountOfBatch(batch), line.byteLength - 1);
     },
     close: () => out.commit(),
   };

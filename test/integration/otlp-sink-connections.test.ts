@@ -42,7 +42,7 @@ describe('otlpSink connections', () => {
     it(`sends requests one after another over one connection (${protocol})`, async () => {
       const sink = sinkFor(protocol);
       for (let batch = 0; batch < 5; batch++) {
-        const result = await sink.send([span(2 * batch), span(2 * batch + 1)]);
+        const result = await sink.send({ spans: [span(2 * batch), span(2 * batch + 1)] });
         expect(result.ok).toBe(true);
         expect(result.parts).toEqual([{ from: 0, to: 2, outcome: 'accepted' }]);
       }
@@ -56,11 +56,11 @@ describe('otlpSink connections', () => {
 
   it('a connection the collector closed between requests: the next opens a new one, nothing lost', async () => {
     const sink = sinkFor('http/protobuf');
-    expect((await sink.send([span(0)])).ok).toBe(true);
+    expect((await sink.send({ spans: [span(0)] })).ok).toBe(true);
     // stop() destroys every socket, the kept one too; restart() listens on the same port.
     await receiver.stop();
     await receiver.restart();
-    const result = await sink.send([span(1)]);
+    const result = await sink.send({ spans: [span(1)] });
     expect(result.ok).toBe(true);
     expect(receiver.spans().map((s) => s.name)).toEqual(['span 0', 'span 1']);
     expect(receiver.connections()).toBe(2);

@@ -110,7 +110,7 @@ describe('otlpSink from span fields alone', () => {
       for (const size of sizes) {
         const to = Math.min(spans.length, from + size);
         if (to === from) break;
-        const result = await sink.send([], rangesOf(all, from, to));
+        const result = await sink.send({ encoded: rangesOf(all, from, to) });
         expect(result.ok).toBe(true);
         expect(result.parts).toEqual([{ from: 0, to: to - from, outcome: 'accepted' }]);
         from = to;
@@ -124,7 +124,7 @@ describe('otlpSink from span fields alone', () => {
     receiver.limitSpans(5);
     const sink = sinkFor('none');
     const batch = rangesOf(wholeTurns(), 0, 40);
-    const result = await sink.send([], batch);
+    const result = await sink.send({ encoded: batch });
     expect(result.ok).toBe(true);
     expect(result.parts.every((p) => p.outcome === 'accepted')).toBe(true);
     expect(result.parts.at(-1)?.to).toBe(40);
@@ -134,11 +134,25 @@ describe('otlpSink from span fields alone', () => {
 
   it('a span too large even alone is named by the id in its fields', async () => {
     receiver.limitSpans(0);
-    const result = await sinkFor('none').send([], rangesOf(wholeTurns(), 3, 5));
+    const result = await sinkFor('none').send({ encoded: rangesOf(wholeTurns(), 3, 5) });
     expect(result.ok).toBe(true);
     expect(result.parts.map((p) => (p.outcome === 'too-large' ? p.spanId : p.outcome))).toEqual(
       ids(spans.slice(3, 5)),
     );
     expect(receiver.spans()).toHaveLength(0);
+  });
+
+  it('an http/json sink given span fields says it does not take them, and sends nothing', async () => {
+    const settings: Settings = {
+      ...DEFAULTS,
+      endpoint: `${receiver.url}/v1/traces`,
+      protocol: 'http/json',
+    };
+    const sink = otlpSink(settings, resource, { maxRetries: 2, maxBackoffMs: 50 });
+    expect(sink.takesEncoded).toBe(false);
+    await expect(sink.send({ encoded: rangesOf(wholeTurns(), 0, 3) })).rejects.toThrow(
+      /does not take a batch as encoded ranges/,
+    );
+    expect(receiver.requests()).toHaveLength(0);
   });
 });

@@ -6,6 +6,7 @@ import type { AttemptFailure } from '../../src/adapters/otlp-http-sender.js';
 import { createJsonLogger } from '../../src/adapters/logger.js';
 import { createDeliveryQueue } from '../../src/app/watch/delivery-queue.js';
 import type { RetryPolicy, SinkPart, SinkResult } from '../../src/app/span-sink.js';
+import { spanCountOfBatch } from '../../src/app/span-batch.js';
 import { manualClock } from '../support/manual-clock.js';
 
 const span = (id: string): SpanData => ({
@@ -60,11 +61,11 @@ function setup(
   const queue = createDeliveryQueue<string>({
     makeSink: (policy) => ({
       description: 'fake',
-      send: (spans) => {
+      send: (batch) => {
         const answer =
           answers.shift() ??
           ((_p: RetryPolicy, n: number) => answered([{ from: 0, to: n, outcome: 'accepted' }]));
-        return Promise.resolve(answer(policy, spans.length));
+        return Promise.resolve(answer(policy, spanCountOfBatch(batch)));
       },
     }),
     log: createJsonLogger(

@@ -145,7 +145,7 @@ export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): Delive
     let backoff = 1000;
     let batch = whole;
     for (;;) {
-      const result = await sink.send(batch.spans);
+      const result = await sink.send({ spans: batch.spans });
       batch = await settleParts(batch, result.parts);
       if (result.ok || batch.items.length === 0) return;
       const failure = result.failure as AttemptFailure;

@@ -85,8 +85,8 @@ function outageReporter(io: CommandIo, quiet: boolean) {
       return {
         description: sink.description,
         takesEncoded: sink.takesEncoded === true,
-        send: async (spans, encoded) => {
-          const result = await sink.send(spans, encoded);
+        send: async (batch) => {
+          const result = await sink.send(batch);
           if (since !== null && result.parts.length > 0) {
             io.stderr(
               `ccotel: collector answering again after ${((Date.now() - since) / 1000).toFixed(1)}s\n`,
