@@ -46,6 +46,7 @@ export class RouteActions {
     const entry = registry.entryFor(route.key, route.sessionId);
     if (entry.record.files[route.path] === undefined && entry.tracker?.hasFile(route.path) !== true)
       entry.record.files[route.path] = { ino: 0, size: 0 };
+    // Not awaited: the new lines are read after the load, on the session's chain, which logs its failures.
     if (entry.tracker === null) void this.options.loader.activate(entry);
     await this.options.activity.ingest(entry, route.path);
   }

@@ -40,6 +40,7 @@ export function createSessionDelivery(options: SessionDeliveryOptions): Delivery
   const answer = (items: Sent[], verdict: (t: SessionTracker, outs: Outgoing[]) => void): void => {
     for (const [tracker, { entry, outs }] of byTracker(items)) {
       verdict(tracker, outs);
+      // On the session's chain (which logs its failures), after whatever it is doing now.
       if (entry.tracker === tracker) void entry.schedule.run(() => unloader.maybeDemote(entry));
     }
   };

@@ -76,6 +76,7 @@ export function stopper(
   return (reason = 'stop') => {
     if (stopPromise !== null) return stopPromise;
     stopPromise = shutDown(parts, reason);
+    // The caller awaits stopPromise itself and sees any failure there.
     void stopPromise.then(stopped);
     return stopPromise;
   };
