@@ -7,16 +7,23 @@
 // episode of partial_success rejections. Rejected spans are not retried (the
 // OTLP spec says not to): their turns stay unrecorded, so a later
 // `ccotel export` resends them whole.
-import type { Clock, Timer } from '../../core/clock.js';
+//
+// The parts: drain-loop (when to send), failure-action (what a failed request
+// means), answer-settler with batch-answers, outage-log and rejection-log (what
+// an answer means, logged once per episode), abortable-sleep (the backoff).
+import type { Clock } from '../../core/clock.js';
 import type { AttemptFailure } from '../../adapters/otlp-http-sender.js';
 import type { Logger } from '../../adapters/logger.js';
-import type { SpanData } from '../../core/span-data.js';
-import type { RetryPolicy, SinkPart, SpanSink } from '../span-sink.js';
+import type { RetryPolicy, SpanSink } from '../span-sink.js';
+import { abortableSleep } from './abortable-sleep.js';
+import { createAnswerSettler, type AnswerSettler } from './answer-settler.js';
+import type { Batch } from './batch-answers.js';
+import { DrainLoop } from './drain-loop.js';
+import { failureAction, nextBackoffMs } from './failure-action.js';
+import { OutageLog } from './outage-log.js';
+import { RejectionLog } from './rejection-log.js';
 
-export interface Batch<T> {
-  items: T[];
-  spans: SpanData[];
-}
+export type { Batch } from './batch-answers.js';
 
 export interface DeliveryQueueOptions<T> {
   /** Builds the sink with the queue's retry policy (it reports retries for outage logging). */
@@ -52,96 +59,64 @@ export interface DeliveryQueue {
   abort(): void;
 }
 
-/** Waits `ms` on the clock, or until the signal aborts. */
-const sleep = (clock: Clock, ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = clock.setTimer(ms, done);
-    function done(): void {
-      timer.cancel();
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+/** What one batch's delivery works with, besides the sink. */
+interface DeliveryParts<T> {
+  options: DeliveryQueueOptions<T>;
+  controller: AbortController;
+  outage: OutageLog;
+  settleParts: AnswerSettler<T>;
+  /** Set once --once retries were used up. */
+  status: { gaveUp: boolean };
+}
 
 export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): DeliveryQueue {
   const { log, clock } = options;
   const controller = new AbortController();
-  /** When the outage began (monotonic ms); null while the collector answers. */
-  let outageSince: number | null = null;
-  let running = false;
-  let scheduled: Timer | null = null;
-  let gaveUp = false;
-  let idleWaiters: (() => void)[] = [];
-
-  const startOutage = (failure: AttemptFailure, retryInMs: number | null): void => {
-    if (outageSince !== null) return;
-    outageSince = clock.monotonic();
-    log.warn('collector unreachable; spans are kept and will be retried', {
-      error: failure.message,
-      status: failure.status,
-      ...(retryInMs === null ? {} : { retryInMs: Math.round(retryInMs) }),
-    });
-  };
-
+  const outage = new OutageLog(log, clock);
   const sink = options.makeSink({
     maxRetries: options.maxRetries,
     maxBackoffMs: options.maxBackoffMs,
     signal: controller.signal,
-    onRetry: (failure, delayMs) => startOutage(failure, delayMs),
+    onRetry: (failure, delayMs) => outage.start(failure, delayMs),
   });
-
-  /** Spans rejected since the episode's first partial_success; null when none is going on. */
-  let rejecting: { spans: number } | null = null;
-
-  const noteParts = (parts: SinkPart[]): void => {
-    for (const part of parts) {
-      if (part.outcome === 'rejected') {
-        if (rejecting === null) {
-          rejecting = { spans: 0 };
-          log.warn(
-            'collector rejected spans (partial success); not retried, their turns stay unrecorded for a later export',
-            { rejectedSpans: part.rejectedSpans, error: part.errorMessage },
-          );
-        }
-        rejecting.spans += part.rejectedSpans;
-      } else if (part.outcome === 'too-large')
-        log.error('span too large for the collector even alone (HTTP 413); not sent', {
-          spanId: part.spanId,
-          bytes: part.bytes,
-        });
-    }
-    if (rejecting !== null && parts.length > 0 && parts.every((p) => p.outcome === 'accepted')) {
-      log.info('collector accepting every span again', { rejectedSpans: rejecting.spans });
-      rejecting = null;
-    }
+  const settleParts = createAnswerSettler(options, outage, new RejectionLog(log));
+  const status = { gaveUp: false };
+  const deliver = batchDelivery(sink, { options, controller, outage, settleParts, status });
+  const loop = new DrainLoop({
+    clock,
+    lingerMs: options.lingerMs,
+    log,
+    signal: controller.signal,
+    halted: () => status.gaveUp,
+    sendNext() {
+      const batch = options.pull(options.maxBatchSpans);
+      return batch.items.length === 0 ? null : deliver(batch);
+    },
+  });
+  return {
+    kick: () => loop.kick(),
+    whenIdle: () => loop.whenIdle(),
+    get busy() {
+      return loop.busy;
+    },
+    get gaveUp() {
+      return status.gaveUp;
+    },
+    abort() {
+      controller.abort();
+      loop.cancel();
+    },
   };
+}
 
-  /** Acknowledges what the collector answered for; returns the rest of the batch. */
-  async function settleParts(batch: Batch<T>, parts: SinkPart[]): Promise<Batch<T>> {
-    const answered = parts[parts.length - 1]?.to ?? 0;
-    if (answered === 0) return batch;
-    if (outageSince !== null) {
-      log.info('collector reachable again; delivering held spans', {
-        outageSeconds: Math.round((clock.monotonic() - outageSince) / 1000),
-      });
-      outageSince = null;
-    }
-    noteParts(parts);
-    const accepted: T[] = [];
-    const refused: T[] = [];
-    for (const part of parts)
-      (part.outcome === 'accepted' ? accepted : refused).push(
-        ...batch.items.slice(part.from, part.to),
-      );
-    if (accepted.length > 0) await options.onAccepted(accepted);
-    if (refused.length > 0) await options.onRefused(refused);
-    return { items: batch.items.slice(answered), spans: batch.spans.slice(answered) };
-  }
-
-  /** Sends one batch until every span is accepted, refused, or we stop. */
-  async function deliver(whole: Batch<T>): Promise<void> {
+/** Sends one batch until every span is accepted, refused, or we stop. */
+function batchDelivery<T>(
+  sink: SpanSink,
+  parts: DeliveryParts<T>,
+): (whole: Batch<T>) => Promise<void> {
+  const { options, controller, outage, settleParts, status } = parts;
+  const { log, clock } = options;
+  return async function deliver(whole: Batch<T>): Promise<void> {
     let backoff = 1000;
     let batch = whole;
     for (;;) {
@@ -149,8 +124,9 @@ export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): Delive
       batch = await settleParts(batch, result.parts);
       if (result.ok || batch.items.length === 0) return;
       const failure = result.failure as AttemptFailure;
-      if (controller.signal.aborted) return options.onReturned(batch.items);
-      if (failure.status === 400) {
+      const action = failureAction(failure, controller.signal.aborted);
+      if (action === 'return') return options.onReturned(batch.items);
+      if (action === 'refuse') {
         log.error('collector refused spans; they will not be retried', {
           error: failure.message,
           spans: batch.spans.length,
@@ -158,66 +134,16 @@ export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): Delive
         await options.onRefused(batch.items);
         return;
       }
-      if (failure.retryable) {
+      if (action === 'give-up') {
         // Only with a finite retry budget (--once): give the spans back for the next run.
-        gaveUp = true;
-        startOutage(failure, null);
+        status.gaveUp = true;
+        outage.start(failure, null);
         return options.onReturned(batch.items);
       }
       // 401, 403, 404…: a configuration problem someone may fix; keep trying, slowly.
-      startOutage(failure, backoff);
-      await sleep(clock, backoff, controller.signal);
-      backoff = Math.min(backoff * 2, options.maxBackoffMs);
+      outage.start(failure, backoff);
+      await abortableSleep(clock, backoff, controller.signal);
+      backoff = nextBackoffMs(backoff, options.maxBackoffMs);
     }
-  }
-
-  async function run(): Promise<void> {
-    running = true;
-    try {
-      while (!controller.signal.aborted && !gaveUp) {
-        const batch = options.pull(options.maxBatchSpans);
-        if (batch.items.length === 0) break;
-        await deliver(batch);
-      }
-    } catch (err) {
-      log.error('delivery failed unexpectedly', { error: err });
-    } finally {
-      running = false;
-      wakeWaiters();
-    }
-  }
-
-  function wakeWaiters(): void {
-    const waiters = idleWaiters;
-    idleWaiters = [];
-    for (const w of waiters) w();
-  }
-
-  return {
-    kick() {
-      if (running || scheduled !== null || controller.signal.aborted) return;
-      scheduled = clock.setTimer(options.lingerMs, () => {
-        scheduled = null;
-        void run();
-      });
-    },
-    whenIdle() {
-      if (!running && scheduled === null) return Promise.resolve();
-      return new Promise((resolve) => {
-        idleWaiters.push(resolve);
-      });
-    },
-    get busy() {
-      return running || scheduled !== null;
-    },
-    get gaveUp() {
-      return gaveUp;
-    },
-    abort() {
-      controller.abort();
-      scheduled?.cancel();
-      scheduled = null;
-      if (!running) wakeWaiters();
-    },
   };
 }
