@@ -1,7 +1,8 @@
 // finish(): derive the session model from folded state. Pure, and cheap enough
 // to re-run as a live session grows (one pass per index it builds).
-import { toolLabel } from './labels.js';
-import type { AgentReport, TranscriptRecord, Usage, UserRecord } from './records.js';
+// The walk over the entries is in assemble-records.ts, the token sums in
+// assemble-tokens.ts.
+import type { TranscriptRecord, UserRecord } from './records.js';
 import type { Entry, SessionState } from './session-state.js';
 import type { ReadWarning } from './waterfall-row.js';
 import type {
@@ -9,12 +10,11 @@ import type {
   ApiResponse,
   SessionModel,
   SubAgent,
-  TokenTotals,
   ToolCall,
   Turn,
 } from './session-model.js';
 import { classifyTurnEnd } from './turn-end.js';
-import { isApiCall, isTurnWorkSystem, responseKeyOf } from './turn-lifecycle.js';
+import { isTurnWorkSystem } from './turn-lifecycle.js';
 import { isInterruptMarker, isRealPrompt } from './prompts.js';
 import {
   createLocalCommandTracker,
@@ -30,53 +30,13 @@ import {
   type WindowOf,
 } from './context-window.js';
 
-export { DEFAULT_CONTEXT_WINDOW, LARGE_CONTEXT_WINDOW };
+import { addUsage, emptyTotals, totalInput } from './assemble-tokens.js';
+import { collectRecords, type ForkMarker, type ResultInfo } from './assemble-records.js';
+
+export { DEFAULT_CONTEXT_WINDOW, LARGE_CONTEXT_WINDOW, emptyTotals, totalInput };
 
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
 const INTERNAL_AGENT_PREFIXES = ['acompact', 'aprompt_suggestion'];
-
-export const emptyTotals = (): TokenTotals => ({
-  input: 0,
-  output: 0,
-  cacheRead: 0,
-  cacheWrite: 0,
-  cacheWrite1h: 0,
-});
-
-/** Input as GenAI conventions count it: uncached + cache read + cache write. */
-export function totalInput(u: { input: number; cacheRead: number; cacheWrite: number }): number {
-  return u.input + u.cacheRead + u.cacheWrite;
-}
-
-function addUsage(t: TokenTotals, r: ApiResponse): void {
-  if (r.usage === null) return;
-  t.input += totalInput(r.usage);
-  t.output += r.usage.output;
-  t.cacheRead += r.usage.cacheRead;
-  t.cacheWrite += r.usage.cacheWrite;
-  t.cacheWrite1h += r.usage.cacheWrite1h;
-}
-
-/** Thinking, server-tool and speed fields: any line may carry them, the maximum holds. */
-function mergeUsageExtras(into: Usage, from: Usage): void {
-  into.speed = from.speed ?? into.speed;
-  if (into.speed === undefined) delete into.speed;
-  for (const k of ['thinkingTokens', 'webSearchRequests', 'webFetchRequests'] as const) {
-    const v = from[k];
-    if (v !== undefined) into[k] = Math.max(into[k] ?? 0, v);
-  }
-}
-
-interface ResultInfo {
-  time: number | null;
-  isError: boolean;
-  rejected: boolean;
-  text: string;
-  asyncLaunched: boolean;
-  agentReport: AgentReport | null;
-  file: string;
-  line: number;
-}
 
 /** Records that are the turn's own work (or mark its end), as opposed to bookkeeping. */
 function isTurnWork(rec: TranscriptRecord): boolean {
@@ -269,147 +229,14 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
   /** A turn of this segment; earlier segments' turns were exported and stay as they are. */
   const own = (index: number | null): Turn | undefined =>
     index === null || index < base ? undefined : turns[index];
-  const responses = new Map<string, ApiResponse>();
-  const tools = new Map<string, ToolCall>();
-  const results = new Map<string, ResultInfo>();
-  const agentLinks = new Map<string, string>();
-  const notifications = new Map<string, number>();
-  const agentSpan = new Map<string, { start: number; end: number }>();
-  const firstUserText = new Map<string, string | null>();
-  /** Line of each agent's first record in this segment, for its warnings. */
-  const firstLine = new Map<string, number>();
-  const forkMarkers: ForkMarker[] = [];
-  const taskNotified = new Map<string, number>();
-  const prevTime = new Map<AgentKey, number>();
-  if (carry.prevMainTime !== null) prevTime.set(null, carry.prevMainTime);
-  let lastTimestamp: number | null = carry.lastTimestamp;
-
-  entries.forEach((entry, i) => {
-    const { rec, agentKey } = entry;
-    const ts = rec.timestamp;
-    if (ts !== null) {
-      lastTimestamp = lastTimestamp === null ? ts : Math.max(lastTimestamp, ts);
-      if (agentKey !== null) {
-        const span = agentSpan.get(agentKey);
-        if (span === undefined) agentSpan.set(agentKey, { start: ts, end: ts });
-        else {
-          span.start = Math.min(span.start, ts);
-          span.end = Math.max(span.end, ts);
-        }
-      }
-    }
-    if (agentKey !== null && !firstLine.has(agentKey)) firstLine.set(agentKey, entry.line);
-    if (agentKey !== null && rec.type === 'user' && !firstUserText.has(agentKey))
-      firstUserText.set(agentKey, rec.text);
-    if (agentKey === null && rec.type === 'system' && rec.fork !== null)
-      forkMarkers.push({ ...rec.fork, time: ts, turnIndex: turnOf[i] ?? -1 });
-    // A fork may notify more than once (resumed by SendMessage): its work runs to the last.
-    if (agentKey === null && rec.type === 'user' && rec.notifiesTaskId !== null && ts !== null)
-      taskNotified.set(
-        rec.notifiesTaskId,
-        Math.max(taskNotified.get(rec.notifiesTaskId) ?? ts, ts),
-      );
-    if (rec.type === 'assistant' && isApiCall(rec)) {
-      const key = responseKeyOf(rec);
-      const time = ts ?? prevTime.get(agentKey) ?? 0;
-      if (key !== null) {
-        let r = responses.get(key);
-        if (r === undefined) {
-          const parentTime =
-            rec.parentUuid === null ? undefined : state.uuidTime.get(rec.parentUuid);
-          const answered =
-            parentTime !== undefined && parentTime <= time
-              ? parentTime
-              : (prevTime.get(agentKey) ?? time);
-          r = {
-            key,
-            messageId: rec.messageId ?? key,
-            requestId: rec.requestId,
-            model: rec.model,
-            agentKey,
-            turnIndex: agentKey === null ? (turnOf[i] ?? -1) : -1,
-            startTime: Math.min(answered, time),
-            endTime: time,
-            usage: rec.usage === null ? null : { ...rec.usage },
-            stopReason: rec.stopReason,
-            isApiError: rec.isApiError,
-            errorType: rec.errorType,
-            toolUseIds: [],
-          };
-          responses.set(key, r);
-        } else {
-          r.endTime = Math.max(r.endTime, time);
-          r.stopReason = rec.stopReason ?? r.stopReason;
-          if (rec.usage !== null) {
-            if (r.usage === null) r.usage = { ...rec.usage };
-            else {
-              // Every line repeats the response's usage; output is a running count.
-              r.usage.output = Math.max(r.usage.output, rec.usage.output);
-              r.usage.input = Math.max(r.usage.input, rec.usage.input);
-              r.usage.cacheRead = Math.max(r.usage.cacheRead, rec.usage.cacheRead);
-              r.usage.cacheWrite = Math.max(r.usage.cacheWrite, rec.usage.cacheWrite);
-              r.usage.cacheWrite1h = Math.max(r.usage.cacheWrite1h, rec.usage.cacheWrite1h);
-              mergeUsageExtras(r.usage, rec.usage);
-            }
-          }
-        }
-        for (const use of rec.toolUses)
-          if (!r.toolUseIds.includes(use.id)) r.toolUseIds.push(use.id);
-      }
-      for (const use of rec.toolUses) {
-        if (tools.has(use.id)) continue;
-        tools.set(use.id, {
-          id: use.id,
-          name: use.name,
-          input: use.input,
-          label: toolLabel(use.name, use.input, rec.cwd),
-          agentKey,
-          turnIndex: agentKey === null ? (turnOf[i] ?? -1) : -1,
-          responseKey: key,
-          startTime: time,
-          endTime: null,
-          status: 'running',
-          errorType: null,
-          output: null,
-          spawnedAgentKey: null,
-          agentReport: null,
-          transcriptMissing: false,
-          usageAtCall:
-            rec.usage === null ? null : { input: totalInput(rec.usage), output: rec.usage.output },
-        });
-      }
-    } else if (rec.type === 'user') {
-      if (
-        rec.notifiesToolUseId !== null &&
-        ts !== null &&
-        !notifications.has(rec.notifiesToolUseId)
-      )
-        notifications.set(rec.notifiesToolUseId, ts);
-      for (const result of rec.toolResults) {
-        if (results.has(result.toolUseId)) continue;
-        results.set(result.toolUseId, {
-          time: ts,
-          isError: result.isError,
-          rejected: rec.rejected,
-          text: result.text,
-          asyncLaunched: rec.resultAsyncLaunched,
-          agentReport: rec.agentReport,
-          file: entry.file,
-          line: entry.line,
-        });
-        if (rec.resultAgentId !== null && !agentLinks.has(rec.resultAgentId))
-          agentLinks.set(rec.resultAgentId, result.toolUseId);
-      }
-    }
-    if (ts !== null) prevTime.set(agentKey, ts);
-  });
-
-  const withRecords = new Set<string>();
-  for (const e of entries) if (e.agentKey !== null) withRecords.add(e.agentKey);
+  const records = collectRecords(entries, turnOf, state.uuidTime, carry);
+  const { responses, tools, results, agentLinks, notifications } = records;
+  const { agentSpan, firstUserText, firstLine, forkMarkers, taskNotified } = records;
+  const { prevTime, lastTimestamp } = records;
   // An agent exported with an earlier segment is not linked again (a resumed
   // agent's later call would claim it); one with records here again is late.
   let lateAgents = 0;
-  for (const key of withRecords) if (carry.doneAgents.has(key)) lateAgents += 1;
+  for (const key of firstLine.keys()) if (carry.doneAgents.has(key)) lateAgents += 1;
   const { agents, warnings: linkWarnings } = linkAgents(
     state,
     tools,
@@ -526,7 +353,8 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
       (key) =>
         (agents.get(key)?.startTime ?? 0) < (carry.nextTurnStart ?? Number.POSITIVE_INFINITY),
     );
-  next.doneAgents = new Set([...carry.doneAgents, ...withRecords]);
+  // firstLine's keys are the agents with records in this segment.
+  next.doneAgents = new Set([...carry.doneAgents, ...firstLine.keys()]);
   return { model, next, closed, lateAgents };
 }
 
@@ -659,14 +487,6 @@ function linkAgents(
     });
   }
   return { agents, warnings: [] };
-}
-
-/** A `⑂ forked <name> (<4 hex>)` line of the main thread. */
-interface ForkMarker {
-  name: string;
-  idSuffix: string;
-  time: number | null;
-  turnIndex: number;
 }
 
 /** Fork agent ids are `a<name>-<16 hex>`. */
