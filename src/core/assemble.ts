@@ -1,27 +1,18 @@
 // finish(): derive the session model from folded state. Pure, and cheap enough
-// to re-run as a live session grows (one pass per index it builds).
-// The walk over the entries is in assemble-records.ts, the token sums in
-// assemble-tokens.ts.
-import type { TranscriptRecord, UserRecord } from './records.js';
-import type { Entry, SessionState } from './session-state.js';
+// to re-run as a live session grows (one pass per index it builds). The steps
+// live in the assemble-*.ts files beside this one; finishSegment runs them in
+// an order that matters: agents are linked before they are placed in turns,
+// calls close before turns take their end times, and turns end last.
+import type { TranscriptRecord } from './records.js';
+import type { SessionState } from './session-state.js';
 import type { ReadWarning } from './waterfall-row.js';
-import type {
-  AgentKey,
-  ApiResponse,
-  SessionModel,
-  SubAgent,
-  ToolCall,
-  Turn,
-} from './session-model.js';
-import { classifyTurnEnd } from './turn-end.js';
-import { isTurnWorkSystem } from './turn-lifecycle.js';
-import { isInterruptMarker, isRealPrompt } from './prompts.js';
+import type { ApiResponse, SessionModel, SubAgent, ToolCall, Turn } from './session-model.js';
+import { isRealPrompt } from './prompts.js';
 import {
   createLocalCommandTracker,
   localCommandRole,
   type LocalCommandTracker,
 } from './local-command.js';
-
 import {
   DEFAULT_CONTEXT_WINDOW,
   LARGE_CONTEXT_WINDOW,
@@ -29,28 +20,21 @@ import {
   NO_TABLE,
   type WindowOf,
 } from './context-window.js';
-
-import { addUsage, emptyTotals, totalInput } from './assemble-tokens.js';
-import { collectRecords, type ForkMarker, type ResultInfo } from './assemble-records.js';
-
-export { DEFAULT_CONTEXT_WINDOW, LARGE_CONTEXT_WINDOW, emptyTotals, totalInput };
+import { emptyTotals, totalInput } from './assemble-tokens.js';
+import {
+  collectRecords,
+  type ForkMarker,
+  type ResultInfo,
+  type SegmentRecords,
+} from './assemble-records.js';
+import { assignTurnInfo, buildTurns, classifyTurnEnds } from './assemble-turns.js';
+import { rollUpWork } from './assemble-rollup.js';
+import { closeTools, isClosed } from './assemble-tools.js';
 
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
 const INTERNAL_AGENT_PREFIXES = ['acompact', 'aprompt_suggestion'];
 
-/** Records that are the turn's own work (or mark its end), as opposed to bookkeeping. */
-function isTurnWork(rec: TranscriptRecord): boolean {
-  if (rec.type === 'assistant') return true;
-  if (rec.type === 'system') return isTurnWorkSystem(rec);
-  if (rec.type !== 'user' || rec.isCompactSummary) return false;
-  return (
-    rec.toolResults.length > 0 ||
-    rec.notifiesToolUseId !== null ||
-    isInterruptMarker(rec) ||
-    isRealPrompt(rec)
-  );
-}
-
+export { DEFAULT_CONTEXT_WINDOW, LARGE_CONTEXT_WINDOW, emptyTotals, totalInput };
 /**
  * What the segments of a session already finished leave to the next one. A
  * session too large to hold whole is read as segments of whole turns, cut
@@ -111,106 +95,6 @@ export interface FinishedSegment {
   lateAgents: number;
 }
 
-/** Assign main-thread entries to turns, in file order. */
-function buildTurns(
-  entries: Entry[],
-  priorTurns: Turn[],
-  commands: LocalCommandTracker,
-): { turnOf: Int32Array; turns: Turn[] } {
-  const turnOf = new Int32Array(entries.length).fill(-1);
-  const turns: Turn[] = [...priorTurns];
-  // Local slash commands (/exit, /clear, /model …) run in the client: their echo
-  // and output look like prompts but open no turn.
-  let current: Turn | null = null;
-  entries.forEach((entry, i) => {
-    if (entry.agentKey !== null) return;
-    const rec = entry.rec;
-    const local = localCommandRole(commands, rec) !== null;
-    const prompt = !local && isRealPrompt(rec);
-    const activity =
-      rec.type === 'assistant' || (rec.type === 'user' && rec.toolResults.length > 0);
-    if (prompt || (current === null && activity && rec.timestamp !== null)) {
-      current = {
-        index: turns.length,
-        ...originOf(prompt ? rec : null),
-        promptUuid: rec.uuid ?? `${entry.file}:${entry.line}`,
-        promptText: prompt ? rec.text : null,
-        contextWindow: DEFAULT_CONTEXT_WINDOW,
-        startTime: rec.timestamp ?? 0,
-        endTime: rec.timestamp ?? 0,
-        endState: 'open',
-        errorType: null,
-        cwd: rec.cwd,
-        gitBranch: rec.gitBranch,
-        version: rec.version,
-        responseKeys: [],
-        toolIds: [],
-        agentKeys: [],
-        tokens: emptyTotals(),
-      };
-      turns.push(current);
-    }
-    if (current === null) return;
-    turnOf[i] = current.index;
-    // A turn ends with its own work: a /exit typed or a compaction run minutes
-    // later belongs to no turn and must not stretch this one.
-    if (rec.timestamp !== null && rec.timestamp > current.endTime && !local && isTurnWork(rec))
-      current.endTime = rec.timestamp;
-    current.cwd ??= rec.cwd;
-    current.gitBranch ??= rec.gitBranch;
-    current.version ??= rec.version;
-  });
-  return { turnOf, turns };
-}
-
-/**
- * Each turn of this segment carries the session info as it stood before the
- * next turn's first record (the last turn: all of it read so far).
- */
-function assignTurnInfo(
-  turns: Turn[],
-  base: number,
-  entries: Entry[],
-  turnOf: Int32Array,
-  state: SessionState,
-): void {
-  const firstEntry = new Map<number, number>();
-  turnOf.forEach((t, i) => {
-    if (t >= 0 && !firstEntry.has(t)) firstEntry.set(t, i);
-  });
-  let mark = 0;
-  let info = state.infoBase;
-  for (let index = base; index < turns.length; index++) {
-    const turn = turns[index];
-    if (turn === undefined) continue;
-    const until = firstEntry.get(index + 1) ?? entries.length + 1;
-    while (mark < state.infoMarks.length && (state.infoMarks[mark]?.at ?? Infinity) <= until) {
-      info = state.infoMarks[mark]?.info ?? info;
-      mark += 1;
-    }
-    if (Object.keys(info).length > 0) turn.sessionInfo = info;
-  }
-}
-
-/**
- * What opened a turn. A peer message (another Claude session's request) opens
- * a turn like a human prompt, keeping its sender's name; task notifications and
- * queued commands open none (prompts.ts), and a turn opened by activity with no
- * prompt before it is `system`.
- */
-function originOf(
-  prompt: UserRecord | null,
-): Pick<Turn, 'promptId' | 'origin' | 'peerName' | 'permissionMode'> {
-  if (prompt === null)
-    return { promptId: null, origin: 'system', peerName: null, permissionMode: null };
-  return {
-    promptId: prompt.promptId,
-    origin: prompt.originKind ?? 'human',
-    peerName: prompt.peerName,
-    permissionMode: prompt.permissionMode,
-  };
-}
-
 export function finish(state: SessionState, windowOf: WindowOf = NO_TABLE): SessionModel {
   return finishSegment(state, wholeSession(windowOf)).model;
 }
@@ -226,86 +110,29 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
   const base = carry.priorTurns.length;
   const commands = { ...carry.commands };
   const { turnOf, turns } = buildTurns(entries, carry.priorTurns, commands);
-  /** A turn of this segment; earlier segments' turns were exported and stay as they are. */
-  const own = (index: number | null): Turn | undefined =>
-    index === null || index < base ? undefined : turns[index];
   const records = collectRecords(entries, turnOf, state.uuidTime, carry);
-  const { responses, tools, results, agentLinks, notifications } = records;
-  const { agentSpan, firstUserText, firstLine, forkMarkers, taskNotified } = records;
-  const { prevTime, lastTimestamp } = records;
+  const { responses, tools, results, notifications } = records;
   // An agent exported with an earlier segment is not linked again (a resumed
   // agent's later call would claim it); one with records here again is late.
   let lateAgents = 0;
-  for (const key of firstLine.keys()) if (carry.doneAgents.has(key)) lateAgents += 1;
-  const { agents, warnings: linkWarnings } = linkAgents(
+  for (const key of records.firstLine.keys()) if (carry.doneAgents.has(key)) lateAgents += 1;
+  const { agents, warnings } = linkAgents(
     state,
     tools,
-    agentLinks,
-    agentSpan,
-    firstUserText,
+    records.agentLinks,
+    records.agentSpan,
+    records.firstUserText,
     carry.doneAgents,
   );
-  const forksOwing = placeForks(agents, forkMarkers, taskNotified, linkWarnings);
+  const forksOwing = placeForks(agents, records.forkMarkers, records.taskNotified, warnings);
   const placement = assignAgentTurns(agents, tools, responses, turns, base);
   lateAgents += placement.late;
-  const placedByTime = placement.byTime;
   closeTools(tools, results, agents, notifications);
-
-  // Claude Code's side calls (compaction, prompt suggestions, warm-up) are no
-  // part of the turn's work: they stay out of its tokens, cost and end, and are
-  // reported on their own (SubAgent.internal; spans.ts exports them apart).
-  const isInternal = (key: AgentKey): boolean => key !== null && agents.get(key)?.internal === true;
-  for (const r of responses.values()) {
-    if (r.agentKey !== null) {
-      const agent = agents.get(r.agentKey);
-      if (agent !== undefined) {
-        agent.responseKeys.push(r.key);
-        addUsage(agent.tokens, r);
-      }
-    }
-    const turn = own(r.turnIndex);
-    if (turn === undefined || isInternal(r.agentKey)) continue;
-    turn.responseKeys.push(r.key);
-    addUsage(turn.tokens, r);
-    if (r.endTime > turn.endTime) turn.endTime = r.endTime;
-  }
-  for (const t of tools.values()) {
-    const turn = own(t.turnIndex);
-    if (turn === undefined) continue;
-    turn.toolIds.push(t.id);
-    if (t.endTime !== null && t.endTime > turn.endTime && !isInternal(t.agentKey))
-      turn.endTime = t.endTime;
-  }
-  for (const a of agents.values()) {
-    const turn = own(a.turnIndex);
-    if (turn === undefined) continue;
-    turn.agentKeys.push(a.key);
-    if (a.endTime !== null && a.endTime > turn.endTime && !a.internal) turn.endTime = a.endTime;
-  }
+  rollUpWork({ turns, base, responses, tools, agents });
   assignTurnInfo(turns, base, entries, turnOf, state);
-  warnUnlinked(agents, tools, firstLine, linkWarnings);
-  markMissingTranscripts(tools, results, agents, linkWarnings);
-  const recordsOfTurn: TranscriptRecord[][] = turns.map(() => []);
-  entries.forEach((e, i) => {
-    if (e.agentKey === null) recordsOfTurn[turnOf[i] ?? -1]?.push(e.rec);
-  });
-  for (let index = base; index < turns.length; index++) {
-    const turn = turns[index];
-    if (turn === undefined) continue;
-    const openTools = turn.toolIds.filter((id) => {
-      const t = tools.get(id);
-      return t !== undefined && t.agentKey === null && t.status === 'running';
-    }).length;
-    const verdict = classifyTurnEnd(
-      recordsOfTurn[index] ?? [],
-      openTools,
-      index === turns.length - 1 && carry.nextTurnStart === null,
-    );
-    turn.endState = verdict.state;
-    turn.errorType = verdict.errorType;
-    if (verdict.state === 'interrupted') closeAbandoned(turn, tools);
-  }
-
+  warnUnlinked(agents, tools, records.firstLine, warnings);
+  markMissingTranscripts(tools, results, agents, warnings);
+  classifyTurnEnds(turns, base, entries, turnOf, tools, carry.nextTurnStart === null);
   const { largeWindow, sessionWindow } = assignContextWindows(
     turns,
     responses.values(),
@@ -314,48 +141,71 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     carry.windowOf ?? NO_TABLE,
   );
   const sessionId = carry.sessionId ?? sessionIdOf(state);
+  const found = { turns, agents, warnings, sessionId, contextWindow: sessionWindow };
+  const model = modelOf(state, carry, records, found);
+  const next = nextCarry(carry, records, { turns, commands, largeWindow, sessionId });
+  const closed =
+    isClosed(tools, results, notifications) &&
+    forksOwing === 0 &&
+    startedBefore(placement.byTime, agents, carry.nextTurnStart);
+  return { model, next, closed, lateAgents };
+}
 
-  const model: SessionModel = {
-    sessionId,
+/** What finishSegment found beyond the walk's records, for the model it returns. */
+interface SegmentFindings {
+  turns: Turn[];
+  agents: Map<string, SubAgent>;
+  warnings: ReadWarning[];
+  sessionId: string;
+  contextWindow: number;
+}
+
+function modelOf(
+  state: SessionState,
+  carry: SegmentCarry,
+  records: SegmentRecords,
+  found: SegmentFindings,
+): SessionModel {
+  const { warnings } = found;
+  return {
+    sessionId: found.sessionId,
     file: state.file,
-    turns,
-    responses,
-    tools,
-    agents,
-    contextWindow: sessionWindow,
-    lastTimestamp,
+    turns: found.turns,
+    responses: records.responses,
+    tools: records.tools,
+    agents: found.agents,
+    contextWindow: found.contextWindow,
+    lastTimestamp: records.lastTimestamp,
     moreTurnsFollow: carry.nextTurnStart !== null,
     // Derived here, so a live session finished again and again never repeats them in its state.
-    warnings: linkWarnings.length === 0 ? state.warnings : [...state.warnings, ...linkWarnings],
+    warnings: warnings.length === 0 ? state.warnings : [...state.warnings, ...warnings],
     ignoredLines: state.ignoredLines,
     sessionInfo: state.sessionInfo,
-    derivedWarnings: linkWarnings,
+    derivedWarnings: warnings,
     unknownRecordTypes: Object.fromEntries(
       [...state.unknownTypes].map(([type, { count }]) => [type, count]),
     ),
   };
-  const next: SegmentCarry = {
+}
+
+function nextCarry(
+  carry: SegmentCarry,
+  records: SegmentRecords,
+  ran: { turns: Turn[]; commands: LocalCommandTracker; largeWindow: boolean; sessionId: string },
+): SegmentCarry {
+  return {
     // Only what later turns read of earlier ones: index, prompt uuid, start time.
-    priorTurns: carry.priorTurns.concat(turns.slice(base).map(priorTurn)),
-    commands,
+    priorTurns: carry.priorTurns.concat(ran.turns.slice(carry.priorTurns.length).map(priorTurn)),
+    commands: ran.commands,
     nextTurnStart: carry.nextTurnStart,
-    largeWindow,
-    lastTimestamp,
-    prevMainTime: prevTime.get(null) ?? null,
-    sessionId,
-    doneAgents: carry.doneAgents,
+    largeWindow: ran.largeWindow,
+    lastTimestamp: records.lastTimestamp,
+    prevMainTime: records.prevTime.get(null) ?? null,
+    sessionId: ran.sessionId,
+    // firstLine's keys are the agents with records in this segment.
+    doneAgents: new Set([...carry.doneAgents, ...records.firstLine.keys()]),
     windowOf: carry.windowOf,
   };
-  const closed =
-    isClosed(tools, results, notifications) &&
-    forksOwing === 0 &&
-    placedByTime.every(
-      (key) =>
-        (agents.get(key)?.startTime ?? 0) < (carry.nextTurnStart ?? Number.POSITIVE_INFINITY),
-    );
-  // firstLine's keys are the agents with records in this segment.
-  next.doneAgents = new Set([...carry.doneAgents, ...firstLine.keys()]);
-  return { model, next, closed, lateAgents };
 }
 
 /** A finished turn as later segments see it: what they read of it, nothing more. */
@@ -373,18 +223,15 @@ function priorTurn(t: Turn): Turn {
   };
 }
 
-function isClosed(
-  tools: Map<string, ToolCall>,
-  results: Map<string, ResultInfo>,
-  notifications: Map<string, number>,
+/** Whether every agent placed by its start time started before the next turn (FinishedSegment.closed). */
+function startedBefore(
+  placedByTime: string[],
+  agents: Map<string, SubAgent>,
+  nextTurnStart: number | null,
 ): boolean {
-  for (const tool of tools.values()) {
-    const result = results.get(tool.id);
-    // Even a call an interrupted turn abandoned: its result may still come.
-    if (result === undefined) return false;
-    if (result.asyncLaunched && !notifications.has(tool.id)) return false;
-  }
-  return true;
+  return placedByTime.every(
+    (key) => (agents.get(key)?.startTime ?? 0) < (nextTurnStart ?? Number.POSITIVE_INFINITY),
+  );
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -705,41 +552,4 @@ function turnAt(turns: Turn[], time: number): number | null {
     found = turn.index;
   }
   return found ?? (turns.length > 0 ? 0 : null);
-}
-
-function closeTools(
-  tools: Map<string, ToolCall>,
-  results: Map<string, ResultInfo>,
-  agents: Map<string, SubAgent>,
-  notifications: Map<string, number>,
-): void {
-  for (const tool of tools.values()) {
-    const result = results.get(tool.id);
-    if (result === undefined) continue;
-    let end = Math.max(result.time ?? tool.startTime, tool.startTime);
-    // An async launch is acknowledged at once; the agent's work ends at its
-    // <task-notification> join, or (no join yet) at its last line.
-    const agent = tool.spawnedAgentKey === null ? undefined : agents.get(tool.spawnedAgentKey);
-    if (result.asyncLaunched)
-      end = Math.max(end, notifications.get(tool.id) ?? agent?.endTime ?? end);
-    tool.endTime = end;
-    tool.output = result.text;
-    tool.status = result.isError ? 'error' : 'success';
-    tool.errorType = result.isError ? (result.rejected ? 'rejected' : 'tool_error') : null;
-  }
-}
-
-/**
- * Calls left without a result in an interrupted turn will never get one: they
- * end, as errors of type "interrupted", when the turn ended. Only the last,
- * open turn keeps "running" calls.
- */
-function closeAbandoned(turn: Turn, tools: Map<string, ToolCall>): void {
-  for (const id of turn.toolIds) {
-    const tool = tools.get(id);
-    if (tool === undefined || tool.status !== 'running') continue;
-    tool.status = 'error';
-    tool.errorType = 'interrupted';
-    tool.endTime = Math.max(tool.startTime, turn.endTime);
-  }
 }
