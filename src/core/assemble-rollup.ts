@@ -1,11 +1,9 @@
 // Each response, call and agent, once placed in its turn, is rolled up into
 // it (and a sub-agent's responses into the agent): key lists, tokens, end time.
-// Only this segment's turns take work: earlier segments' turns were exported
-// and stay as they are.
 import type { ApiResponse, SubAgent, ToolCall, Turn } from './session-model.js';
 import { addUsage } from './assemble-tokens.js';
 
-/** This segment's turns (from `base` on), and the agents they hold work of. */
+/** The turns (this segment's from `base` on) and the work to roll up into them. */
 export interface SegmentWork {
   turns: Turn[];
   base: number;
@@ -20,7 +18,7 @@ export function rollUpWork(work: SegmentWork): void {
   rollUpAgents(work);
 }
 
-/** A turn of this segment, or undefined for none or an earlier segment's. */
+/** A turn of this segment; earlier segments' turns were exported and stay as they are. */
 function ownTurn(work: SegmentWork, index: number | null): Turn | undefined {
   return index === null || index < work.base ? undefined : work.turns[index];
 }

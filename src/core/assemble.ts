@@ -2,7 +2,8 @@
 // to re-run as a live session grows (one pass per index it builds). The steps
 // live in the assemble-*.ts files beside this one; finishSegment runs them in
 // an order that matters: agents are linked before they are placed in turns,
-// calls close before turns take their end times, and turns end last.
+// calls close before turns take their end times, and each turn's end
+// state is read last.
 import type { TranscriptRecord } from './records.js';
 import type { SessionState } from './session-state.js';
 import type { ReadWarning } from './waterfall-row.js';
@@ -30,6 +31,7 @@ import { rollUpWork } from './assemble-rollup.js';
 import { closeTools, isClosed } from './assemble-tools.js';
 
 export { DEFAULT_CONTEXT_WINDOW, LARGE_CONTEXT_WINDOW, emptyTotals, needsOwnRow, totalInput };
+
 /**
  * What the segments of a session already finished leave to the next one. A
  * session too large to hold whole is read as segments of whole turns, cut
