@@ -1,27 +1,19 @@
 // finish(): derive the session model from folded state. Pure, and cheap enough
-// to re-run as a live session grows (one pass per index it builds).
-import { toolLabel } from './labels.js';
-import type { AgentReport, TranscriptRecord, Usage, UserRecord } from './records.js';
-import type { Entry, SessionState } from './session-state.js';
+// to re-run as a live session grows (one pass per index it builds). The steps
+// live in the assemble-*.ts files beside this one; finishSegment runs them in
+// an order that matters: agents are linked before they are placed in turns,
+// calls close before turns take their end times, and each turn's end
+// state is read last.
+import type { TranscriptRecord } from './records.js';
+import type { SessionState } from './session-state.js';
 import type { ReadWarning } from './waterfall-row.js';
-import type {
-  AgentKey,
-  ApiResponse,
-  SessionModel,
-  SubAgent,
-  TokenTotals,
-  ToolCall,
-  Turn,
-} from './session-model.js';
-import { classifyTurnEnd } from './turn-end.js';
-import { isApiCall, isTurnWorkSystem, responseKeyOf } from './turn-lifecycle.js';
-import { isInterruptMarker, isRealPrompt } from './prompts.js';
+import type { SessionModel, SubAgent, Turn } from './session-model.js';
+import { isRealPrompt } from './prompts.js';
 import {
   createLocalCommandTracker,
   localCommandRole,
   type LocalCommandTracker,
 } from './local-command.js';
-
 import {
   DEFAULT_CONTEXT_WINDOW,
   LARGE_CONTEXT_WINDOW,
@@ -29,67 +21,16 @@ import {
   NO_TABLE,
   type WindowOf,
 } from './context-window.js';
+import { emptyTotals, totalInput } from './assemble-tokens.js';
+import { collectRecords, type SegmentRecords } from './assemble-records.js';
+import { assignTurnInfo, buildTurns, classifyTurnEnds } from './assemble-turns.js';
+import { linkAgents } from './assemble-agents.js';
+import { assignAgentTurns, placeForks } from './assemble-agent-turns.js';
+import { markMissingTranscripts, needsOwnRow, warnUnlinked } from './assemble-agent-warnings.js';
+import { rollUpWork } from './assemble-rollup.js';
+import { closeTools, isClosed } from './assemble-tools.js';
 
-export { DEFAULT_CONTEXT_WINDOW, LARGE_CONTEXT_WINDOW };
-
-const SPAWN_TOOLS = new Set(['Task', 'Agent']);
-const INTERNAL_AGENT_PREFIXES = ['acompact', 'aprompt_suggestion'];
-
-export const emptyTotals = (): TokenTotals => ({
-  input: 0,
-  output: 0,
-  cacheRead: 0,
-  cacheWrite: 0,
-  cacheWrite1h: 0,
-});
-
-/** Input as GenAI conventions count it: uncached + cache read + cache write. */
-export function totalInput(u: { input: number; cacheRead: number; cacheWrite: number }): number {
-  return u.input + u.cacheRead + u.cacheWrite;
-}
-
-function addUsage(t: TokenTotals, r: ApiResponse): void {
-  if (r.usage === null) return;
-  t.input += totalInput(r.usage);
-  t.output += r.usage.output;
-  t.cacheRead += r.usage.cacheRead;
-  t.cacheWrite += r.usage.cacheWrite;
-  t.cacheWrite1h += r.usage.cacheWrite1h;
-}
-
-/** Thinking, server-tool and speed fields: any line may carry them, the maximum holds. */
-function mergeUsageExtras(into: Usage, from: Usage): void {
-  into.speed = from.speed ?? into.speed;
-  if (into.speed === undefined) delete into.speed;
-  for (const k of ['thinkingTokens', 'webSearchRequests', 'webFetchRequests'] as const) {
-    const v = from[k];
-    if (v !== undefined) into[k] = Math.max(into[k] ?? 0, v);
-  }
-}
-
-interface ResultInfo {
-  time: number | null;
-  isError: boolean;
-  rejected: boolean;
-  text: string;
-  asyncLaunched: boolean;
-  agentReport: AgentReport | null;
-  file: string;
-  line: number;
-}
-
-/** Records that are the turn's own work (or mark its end), as opposed to bookkeeping. */
-function isTurnWork(rec: TranscriptRecord): boolean {
-  if (rec.type === 'assistant') return true;
-  if (rec.type === 'system') return isTurnWorkSystem(rec);
-  if (rec.type !== 'user' || rec.isCompactSummary) return false;
-  return (
-    rec.toolResults.length > 0 ||
-    rec.notifiesToolUseId !== null ||
-    isInterruptMarker(rec) ||
-    isRealPrompt(rec)
-  );
-}
+export { DEFAULT_CONTEXT_WINDOW, LARGE_CONTEXT_WINDOW, emptyTotals, needsOwnRow, totalInput };
 
 /**
  * What the segments of a session already finished leave to the next one. A
@@ -151,106 +92,6 @@ export interface FinishedSegment {
   lateAgents: number;
 }
 
-/** Assign main-thread entries to turns, in file order. */
-function buildTurns(
-  entries: Entry[],
-  priorTurns: Turn[],
-  commands: LocalCommandTracker,
-): { turnOf: Int32Array; turns: Turn[] } {
-  const turnOf = new Int32Array(entries.length).fill(-1);
-  const turns: Turn[] = [...priorTurns];
-  // Local slash commands (/exit, /clear, /model …) run in the client: their echo
-  // and output look like prompts but open no turn.
-  let current: Turn | null = null;
-  entries.forEach((entry, i) => {
-    if (entry.agentKey !== null) return;
-    const rec = entry.rec;
-    const local = localCommandRole(commands, rec) !== null;
-    const prompt = !local && isRealPrompt(rec);
-    const activity =
-      rec.type === 'assistant' || (rec.type === 'user' && rec.toolResults.length > 0);
-    if (prompt || (current === null && activity && rec.timestamp !== null)) {
-      current = {
-        index: turns.length,
-        ...originOf(prompt ? rec : null),
-        promptUuid: rec.uuid ?? `${entry.file}:${entry.line}`,
-        promptText: prompt ? rec.text : null,
-        contextWindow: DEFAULT_CONTEXT_WINDOW,
-        startTime: rec.timestamp ?? 0,
-        endTime: rec.timestamp ?? 0,
-        endState: 'open',
-        errorType: null,
-        cwd: rec.cwd,
-        gitBranch: rec.gitBranch,
-        version: rec.version,
-        responseKeys: [],
-        toolIds: [],
-        agentKeys: [],
-        tokens: emptyTotals(),
-      };
-      turns.push(current);
-    }
-    if (current === null) return;
-    turnOf[i] = current.index;
-    // A turn ends with its own work: a /exit typed or a compaction run minutes
-    // later belongs to no turn and must not stretch this one.
-    if (rec.timestamp !== null && rec.timestamp > current.endTime && !local && isTurnWork(rec))
-      current.endTime = rec.timestamp;
-    current.cwd ??= rec.cwd;
-    current.gitBranch ??= rec.gitBranch;
-    current.version ??= rec.version;
-  });
-  return { turnOf, turns };
-}
-
-/**
- * Each turn of this segment carries the session info as it stood before the
- * next turn's first record (the last turn: all of it read so far).
- */
-function assignTurnInfo(
-  turns: Turn[],
-  base: number,
-  entries: Entry[],
-  turnOf: Int32Array,
-  state: SessionState,
-): void {
-  const firstEntry = new Map<number, number>();
-  turnOf.forEach((t, i) => {
-    if (t >= 0 && !firstEntry.has(t)) firstEntry.set(t, i);
-  });
-  let mark = 0;
-  let info = state.infoBase;
-  for (let index = base; index < turns.length; index++) {
-    const turn = turns[index];
-    if (turn === undefined) continue;
-    const until = firstEntry.get(index + 1) ?? entries.length + 1;
-    while (mark < state.infoMarks.length && (state.infoMarks[mark]?.at ?? Infinity) <= until) {
-      info = state.infoMarks[mark]?.info ?? info;
-      mark += 1;
-    }
-    if (Object.keys(info).length > 0) turn.sessionInfo = info;
-  }
-}
-
-/**
- * What opened a turn. A peer message (another Claude session's request) opens
- * a turn like a human prompt, keeping its sender's name; task notifications and
- * queued commands open none (prompts.ts), and a turn opened by activity with no
- * prompt before it is `system`.
- */
-function originOf(
-  prompt: UserRecord | null,
-): Pick<Turn, 'promptId' | 'origin' | 'peerName' | 'permissionMode'> {
-  if (prompt === null)
-    return { promptId: null, origin: 'system', peerName: null, permissionMode: null };
-  return {
-    promptId: prompt.promptId,
-    origin: prompt.originKind ?? 'human',
-    peerName: prompt.peerName,
-    permissionMode: prompt.permissionMode,
-  };
-}
-
 export function finish(state: SessionState, windowOf: WindowOf = NO_TABLE): SessionModel {
   return finishSegment(state, wholeSession(windowOf)).model;
 }
@@ -266,219 +107,23 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
   const base = carry.priorTurns.length;
   const commands = { ...carry.commands };
   const { turnOf, turns } = buildTurns(entries, carry.priorTurns, commands);
-  /** A turn of this segment; earlier segments' turns were exported and stay as they are. */
-  const own = (index: number | null): Turn | undefined =>
-    index === null || index < base ? undefined : turns[index];
-  const responses = new Map<string, ApiResponse>();
-  const tools = new Map<string, ToolCall>();
-  const results = new Map<string, ResultInfo>();
-  const agentLinks = new Map<string, string>();
-  const notifications = new Map<string, number>();
-  const agentSpan = new Map<string, { start: number; end: number }>();
-  const firstUserText = new Map<string, string | null>();
-  /** Line of each agent's first record in this segment, for its warnings. */
-  const firstLine = new Map<string, number>();
-  const forkMarkers: ForkMarker[] = [];
-  const taskNotified = new Map<string, number>();
-  const prevTime = new Map<AgentKey, number>();
-  if (carry.prevMainTime !== null) prevTime.set(null, carry.prevMainTime);
-  let lastTimestamp: number | null = carry.lastTimestamp;
-
-  entries.forEach((entry, i) => {
-    const { rec, agentKey } = entry;
-    const ts = rec.timestamp;
-    if (ts !== null) {
-      lastTimestamp = lastTimestamp === null ? ts : Math.max(lastTimestamp, ts);
-      if (agentKey !== null) {
-        const span = agentSpan.get(agentKey);
-        if (span === undefined) agentSpan.set(agentKey, { start: ts, end: ts });
-        else {
-          span.start = Math.min(span.start, ts);
-          span.end = Math.max(span.end, ts);
-        }
-      }
-    }
-    if (agentKey !== null && !firstLine.has(agentKey)) firstLine.set(agentKey, entry.line);
-    if (agentKey !== null && rec.type === 'user' && !firstUserText.has(agentKey))
-      firstUserText.set(agentKey, rec.text);
-    if (agentKey === null && rec.type === 'system' && rec.fork !== null)
-      forkMarkers.push({ ...rec.fork, time: ts, turnIndex: turnOf[i] ?? -1 });
-    // A fork may notify more than once (resumed by SendMessage): its work runs to the last.
-    if (agentKey === null && rec.type === 'user' && rec.notifiesTaskId !== null && ts !== null)
-      taskNotified.set(
-        rec.notifiesTaskId,
-        Math.max(taskNotified.get(rec.notifiesTaskId) ?? ts, ts),
-      );
-    if (rec.type === 'assistant' && isApiCall(rec)) {
-      const key = responseKeyOf(rec);
-      const time = ts ?? prevTime.get(agentKey) ?? 0;
-      if (key !== null) {
-        let r = responses.get(key);
-        if (r === undefined) {
-          const parentTime =
-            rec.parentUuid === null ? undefined : state.uuidTime.get(rec.parentUuid);
-          const answered =
-            parentTime !== undefined && parentTime <= time
-              ? parentTime
-              : (prevTime.get(agentKey) ?? time);
-          r = {
-            key,
-            messageId: rec.messageId ?? key,
-            requestId: rec.requestId,
-            model: rec.model,
-            agentKey,
-            turnIndex: agentKey === null ? (turnOf[i] ?? -1) : -1,
-            startTime: Math.min(answered, time),
-            endTime: time,
-            usage: rec.usage === null ? null : { ...rec.usage },
-            stopReason: rec.stopReason,
-            isApiError: rec.isApiError,
-            errorType: rec.errorType,
-            toolUseIds: [],
-          };
-          responses.set(key, r);
-        } else {
-          r.endTime = Math.max(r.endTime, time);
-          r.stopReason = rec.stopReason ?? r.stopReason;
-          if (rec.usage !== null) {
-            if (r.usage === null) r.usage = { ...rec.usage };
-            else {
-              // Every line repeats the response's usage; output is a running count.
-              r.usage.output = Math.max(r.usage.output, rec.usage.output);
-              r.usage.input = Math.max(r.usage.input, rec.usage.input);
-              r.usage.cacheRead = Math.max(r.usage.cacheRead, rec.usage.cacheRead);
-              r.usage.cacheWrite = Math.max(r.usage.cacheWrite, rec.usage.cacheWrite);
-              r.usage.cacheWrite1h = Math.max(r.usage.cacheWrite1h, rec.usage.cacheWrite1h);
-              mergeUsageExtras(r.usage, rec.usage);
-            }
-          }
-        }
-        for (const use of rec.toolUses)
-          if (!r.toolUseIds.includes(use.id)) r.toolUseIds.push(use.id);
-      }
-      for (const use of rec.toolUses) {
-        if (tools.has(use.id)) continue;
-        tools.set(use.id, {
-          id: use.id,
-          name: use.name,
-          input: use.input,
-          label: toolLabel(use.name, use.input, rec.cwd),
-          agentKey,
-          turnIndex: agentKey === null ? (turnOf[i] ?? -1) : -1,
-          responseKey: key,
-          startTime: time,
-          endTime: null,
-          status: 'running',
-          errorType: null,
-          output: null,
-          spawnedAgentKey: null,
-          agentReport: null,
-          transcriptMissing: false,
-          usageAtCall:
-            rec.usage === null ? null : { input: totalInput(rec.usage), output: rec.usage.output },
-        });
-      }
-    } else if (rec.type === 'user') {
-      if (
-        rec.notifiesToolUseId !== null &&
-        ts !== null &&
-        !notifications.has(rec.notifiesToolUseId)
-      )
-        notifications.set(rec.notifiesToolUseId, ts);
-      for (const result of rec.toolResults) {
-        if (results.has(result.toolUseId)) continue;
-        results.set(result.toolUseId, {
-          time: ts,
-          isError: result.isError,
-          rejected: rec.rejected,
-          text: result.text,
-          asyncLaunched: rec.resultAsyncLaunched,
-          agentReport: rec.agentReport,
-          file: entry.file,
-          line: entry.line,
-        });
-        if (rec.resultAgentId !== null && !agentLinks.has(rec.resultAgentId))
-          agentLinks.set(rec.resultAgentId, result.toolUseId);
-      }
-    }
-    if (ts !== null) prevTime.set(agentKey, ts);
-  });
-
-  const withRecords = new Set<string>();
-  for (const e of entries) if (e.agentKey !== null) withRecords.add(e.agentKey);
+  const records = collectRecords(entries, turnOf, state.uuidTime, carry);
+  const { responses, tools, results, notifications } = records;
   // An agent exported with an earlier segment is not linked again (a resumed
   // agent's later call would claim it); one with records here again is late.
   let lateAgents = 0;
-  for (const key of withRecords) if (carry.doneAgents.has(key)) lateAgents += 1;
-  const { agents, warnings: linkWarnings } = linkAgents(
-    state,
-    tools,
-    agentLinks,
-    agentSpan,
-    firstUserText,
-    carry.doneAgents,
-  );
-  const forksOwing = placeForks(agents, forkMarkers, taskNotified, linkWarnings);
+  for (const key of records.firstLine.keys()) if (carry.doneAgents.has(key)) lateAgents += 1;
+  const agents = linkAgents(state, records, carry.doneAgents);
+  const warnings: ReadWarning[] = [];
+  const forksOwing = placeForks(agents, records.forkMarkers, records.taskNotified, warnings);
   const placement = assignAgentTurns(agents, tools, responses, turns, base);
   lateAgents += placement.late;
-  const placedByTime = placement.byTime;
   closeTools(tools, results, agents, notifications);
-
-  // Claude Code's side calls (compaction, prompt suggestions, warm-up) are no
-  // part of the turn's work: they stay out of its tokens, cost and end, and are
-  // reported on their own (SubAgent.internal; spans.ts exports them apart).
-  const isInternal = (key: AgentKey): boolean => key !== null && agents.get(key)?.internal === true;
-  for (const r of responses.values()) {
-    if (r.agentKey !== null) {
-      const agent = agents.get(r.agentKey);
-      if (agent !== undefined) {
-        agent.responseKeys.push(r.key);
-        addUsage(agent.tokens, r);
-      }
-    }
-    const turn = own(r.turnIndex);
-    if (turn === undefined || isInternal(r.agentKey)) continue;
-    turn.responseKeys.push(r.key);
-    addUsage(turn.tokens, r);
-    if (r.endTime > turn.endTime) turn.endTime = r.endTime;
-  }
-  for (const t of tools.values()) {
-    const turn = own(t.turnIndex);
-    if (turn === undefined) continue;
-    turn.toolIds.push(t.id);
-    if (t.endTime !== null && t.endTime > turn.endTime && !isInternal(t.agentKey))
-      turn.endTime = t.endTime;
-  }
-  for (const a of agents.values()) {
-    const turn = own(a.turnIndex);
-    if (turn === undefined) continue;
-    turn.agentKeys.push(a.key);
-    if (a.endTime !== null && a.endTime > turn.endTime && !a.internal) turn.endTime = a.endTime;
-  }
+  rollUpWork({ turns, base, responses, tools, agents });
   assignTurnInfo(turns, base, entries, turnOf, state);
-  warnUnlinked(agents, tools, firstLine, linkWarnings);
-  markMissingTranscripts(tools, results, agents, linkWarnings);
-  const recordsOfTurn: TranscriptRecord[][] = turns.map(() => []);
-  entries.forEach((e, i) => {
-    if (e.agentKey === null) recordsOfTurn[turnOf[i] ?? -1]?.push(e.rec);
-  });
-  for (let index = base; index < turns.length; index++) {
-    const turn = turns[index];
-    if (turn === undefined) continue;
-    const openTools = turn.toolIds.filter((id) => {
-      const t = tools.get(id);
-      return t !== undefined && t.agentKey === null && t.status === 'running';
-    }).length;
-    const verdict = classifyTurnEnd(
-      recordsOfTurn[index] ?? [],
-      openTools,
-      index === turns.length - 1 && carry.nextTurnStart === null,
-    );
-    turn.endState = verdict.state;
-    turn.errorType = verdict.errorType;
-    if (verdict.state === 'interrupted') closeAbandoned(turn, tools);
-  }
-
+  warnUnlinked(agents, tools, records.firstLine, warnings);
+  markMissingTranscripts(tools, results, agents, warnings);
+  classifyTurnEnds(turns, base, entries, turnOf, tools, carry.nextTurnStart === null);
   const { largeWindow, sessionWindow } = assignContextWindows(
     turns,
     responses.values(),
@@ -487,47 +132,71 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
     carry.windowOf ?? NO_TABLE,
   );
   const sessionId = carry.sessionId ?? sessionIdOf(state);
+  const found = { turns, agents, warnings, sessionId, contextWindow: sessionWindow };
+  const model = modelOf(state, carry, records, found);
+  const next = nextCarry(carry, records, { turns, commands, largeWindow, sessionId });
+  const closed =
+    isClosed(tools, results, notifications) &&
+    forksOwing === 0 &&
+    startedBefore(placement.byTime, agents, carry.nextTurnStart);
+  return { model, next, closed, lateAgents };
+}
 
-  const model: SessionModel = {
-    sessionId,
+/** What finishSegment found beyond the walk's records, for the model it returns. */
+interface SegmentFindings {
+  turns: Turn[];
+  agents: Map<string, SubAgent>;
+  warnings: ReadWarning[];
+  sessionId: string;
+  contextWindow: number;
+}
+
+function modelOf(
+  state: SessionState,
+  carry: SegmentCarry,
+  records: SegmentRecords,
+  found: SegmentFindings,
+): SessionModel {
+  const { warnings } = found;
+  return {
+    sessionId: found.sessionId,
     file: state.file,
-    turns,
-    responses,
-    tools,
-    agents,
-    contextWindow: sessionWindow,
-    lastTimestamp,
+    turns: found.turns,
+    responses: records.responses,
+    tools: records.tools,
+    agents: found.agents,
+    contextWindow: found.contextWindow,
+    lastTimestamp: records.lastTimestamp,
     moreTurnsFollow: carry.nextTurnStart !== null,
     // Derived here, so a live session finished again and again never repeats them in its state.
-    warnings: linkWarnings.length === 0 ? state.warnings : [...state.warnings, ...linkWarnings],
+    warnings: warnings.length === 0 ? state.warnings : [...state.warnings, ...warnings],
     ignoredLines: state.ignoredLines,
     sessionInfo: state.sessionInfo,
-    derivedWarnings: linkWarnings,
+    derivedWarnings: warnings,
     unknownRecordTypes: Object.fromEntries(
       [...state.unknownTypes].map(([type, { count }]) => [type, count]),
     ),
   };
-  const next: SegmentCarry = {
+}
+
+function nextCarry(
+  carry: SegmentCarry,
+  records: SegmentRecords,
+  ran: { turns: Turn[]; commands: LocalCommandTracker; largeWindow: boolean; sessionId: string },
+): SegmentCarry {
+  return {
     // Only what later turns read of earlier ones: index, prompt uuid, start time.
-    priorTurns: carry.priorTurns.concat(turns.slice(base).map(priorTurn)),
-    commands,
+    priorTurns: carry.priorTurns.concat(ran.turns.slice(carry.priorTurns.length).map(priorTurn)),
+    commands: ran.commands,
     nextTurnStart: carry.nextTurnStart,
-    largeWindow,
-    lastTimestamp,
-    prevMainTime: prevTime.get(null) ?? null,
-    sessionId,
-    doneAgents: carry.doneAgents,
+    largeWindow: ran.largeWindow,
+    lastTimestamp: records.lastTimestamp,
+    prevMainTime: records.prevTime.get(null) ?? null,
+    sessionId: ran.sessionId,
+    // firstLine's keys are the agents with records in this segment.
+    doneAgents: new Set([...carry.doneAgents, ...records.firstLine.keys()]),
     windowOf: carry.windowOf,
   };
-  const closed =
-    isClosed(tools, results, notifications) &&
-    forksOwing === 0 &&
-    placedByTime.every(
-      (key) =>
-        (agents.get(key)?.startTime ?? 0) < (carry.nextTurnStart ?? Number.POSITIVE_INFINITY),
-    );
-  next.doneAgents = new Set([...carry.doneAgents, ...withRecords]);
-  return { model, next, closed, lateAgents };
 }
 
 /** A finished turn as later segments see it: what they read of it, nothing more. */
@@ -545,18 +214,15 @@ function priorTurn(t: Turn): Turn {
   };
 }
 
-function isClosed(
-  tools: Map<string, ToolCall>,
-  results: Map<string, ResultInfo>,
-  notifications: Map<string, number>,
+/** Whether every agent placed by its start time started before the next turn (FinishedSegment.closed). */
+function startedBefore(
+  placedByTime: string[],
+  agents: Map<string, SubAgent>,
+  nextTurnStart: number | null,
 ): boolean {
-  for (const tool of tools.values()) {
-    const result = results.get(tool.id);
-    // Even a call an interrupted turn abandoned: its result may still come.
-    if (result === undefined) return false;
-    if (result.asyncLaunched && !notifications.has(tool.id)) return false;
-  }
-  return true;
+  return placedByTime.every(
+    (key) => (agents.get(key)?.startTime ?? 0) < (nextTurnStart ?? Number.POSITIVE_INFINITY),
+  );
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -571,355 +237,4 @@ function sessionIdOf(state: SessionState): string {
   const fromRecords = state.entries.find((e) => e.agentKey === null && e.rec.sessionId !== null)
     ?.rec.sessionId;
   return fromRecords ?? state.sessionId;
-}
-
-function linkAgents(
-  state: SessionState,
-  tools: Map<string, ToolCall>,
-  agentLinks: Map<string, string>,
-  agentSpan: Map<string, { start: number; end: number }>,
-  firstUserText: Map<string, string | null>,
-  done: Set<string>,
-): { agents: Map<string, SubAgent>; warnings: ReadWarning[] } {
-  const keys = new Set<string>(
-    [...agentSpan.keys(), ...state.agentFiles.keys(), ...state.metas.keys()].filter(
-      (k) => !done.has(k) || agentSpan.has(k),
-    ),
-  );
-  const agents = new Map<string, SubAgent>();
-  const linkedCalls = new Set<string>();
-  /** agent key → the call that spawned it, as linked so far. */
-  const agentOfCall = new Map<string, string>();
-  // Inline sidechains are matched last, by prompt text, against calls still free.
-  const ordered = [...keys].sort(
-    (a, b) => Number(a.startsWith('sidechain:')) - Number(b.startsWith('sidechain:')),
-  );
-  const spawnCalls = [...tools.values()]
-    .filter((t) => SPAWN_TOOLS.has(t.name))
-    .sort((a, b) => a.startTime - b.startTime);
-
-  for (const key of ordered) {
-    const inline = key.startsWith('sidechain:');
-    const agentId = inline ? null : key;
-    const meta = agentId === null ? undefined : state.metas.get(agentId);
-    const firstText = firstUserText.get(key) ?? null;
-    const internal =
-      (agentId !== null && INTERNAL_AGENT_PREFIXES.some((p) => agentId.startsWith(p))) ||
-      firstText?.trim() === 'Warmup';
-    let toolUseId: string | null = null;
-    if (!internal) {
-      if (agentId !== null) {
-        toolUseId =
-          meta?.toolUseId ?? agentLinks.get(agentId) ?? state.progressLinks.get(agentId) ?? null;
-      } else {
-        const prompt = state.chainPrompt.get(key);
-        const call = spawnCalls.find((t) => !linkedCalls.has(t.id) && t.input.prompt === prompt);
-        toolUseId = call?.id ?? null;
-      }
-      if (toolUseId !== null && (linkedCalls.has(toolUseId) || !tools.has(toolUseId))) {
-        toolUseId = tools.has(toolUseId) ? null : toolUseId;
-      }
-    }
-    let call = toolUseId === null ? undefined : tools.get(toolUseId);
-    // Inconsistent links (an agent spawned by one of its own calls, directly or
-    // through its descendants) would make a parent loop: such a link is dropped.
-    if (call !== undefined && spawnsItself(key, call, tools, agentOfCall)) {
-      call = undefined;
-      toolUseId = null;
-    }
-    if (call !== undefined) {
-      linkedCalls.add(call.id);
-      call.spawnedAgentKey = key;
-      agentOfCall.set(key, call.id);
-    }
-    const span = agentSpan.get(key);
-    const subagentType = call?.input.subagent_type;
-    agents.set(key, {
-      key,
-      agentId,
-      agentType:
-        typeof subagentType === 'string'
-          ? subagentType
-          : (meta?.agentType ?? (internal ? internalType(key, firstText) : 'general-purpose')),
-      description:
-        typeof call?.input.description === 'string'
-          ? call.input.description
-          : (meta?.description ?? null),
-      toolUseId,
-      internal,
-      fork: call === undefined && meta?.isFork === true,
-      name: meta?.name ?? null,
-      forkTurnIndex: null,
-      turnIndex: null,
-      startTime: span?.start ?? null,
-      endTime: span?.end ?? null,
-      tokens: emptyTotals(),
-      responseKeys: [],
-      file: state.agentFiles.get(key) ?? state.file,
-    });
-  }
-  return { agents, warnings: [] };
-}
-
-/** A `⑂ forked <name> (<4 hex>)` line of the main thread. */
-interface ForkMarker {
-  name: string;
-  idSuffix: string;
-  time: number | null;
-  turnIndex: number;
-}
-
-/** Fork agent ids are `a<name>-<16 hex>`. */
-const FORK_ID = /^a(.+)-[0-9a-f]{16}$/;
-
-/**
- * Forks have no spawning call: each hangs under the turn of its `⑂ forked`
- * line (matched by the last 4 hex digits of its id, and its name), from that
- * line to its last <task-notification>. An agent id of the fork shape whose
- * meta is missing is recognised by its marker. Returns how many forks worked
- * after their last notification: they owe one, so the segment is not closed
- * (a later line would still change them).
- */
-function placeForks(
-  agents: Map<string, SubAgent>,
-  markers: ForkMarker[],
-  notified: Map<string, number>,
-  warnings: ReadWarning[],
-): number {
-  let owing = 0;
-  const used = new Set<ForkMarker>();
-  for (const agent of agents.values()) {
-    if (agent.toolUseId !== null || agent.internal || agent.agentId === null) continue;
-    const id = agent.agentId;
-    const idName = FORK_ID.exec(id)?.[1] ?? null;
-    const name = agent.name ?? idName;
-    const free = markers.filter((m) => !used.has(m));
-    const byName = free.filter((m) => m.name === name);
-    const marker =
-      free.find((m) => id.endsWith(m.idSuffix) && m.name === name) ??
-      free.find((m) => id.endsWith(m.idSuffix) && idName !== null) ??
-      // A known fork whose id no marker ends with (a copy with rewritten ids): its name, if unique.
-      (agent.fork && byName.length === 1 ? byName[0] : undefined);
-    if (!agent.fork && marker === undefined) continue;
-    agent.fork = true;
-    agent.agentType = 'fork';
-    agent.name = name ?? marker?.name ?? null;
-    if (marker === undefined) {
-      warnings.push({
-        file: agent.file,
-        line: 1,
-        reason: `fork ${id} has no "⑂ forked" line in the main transcript: shown under the turn of its first line`,
-      });
-    } else {
-      used.add(marker);
-      if (marker.turnIndex >= 0) agent.forkTurnIndex = marker.turnIndex;
-      if (marker.time !== null)
-        agent.startTime = Math.min(agent.startTime ?? marker.time, marker.time);
-    }
-    const last = notified.get(id);
-    if (last === undefined || (agent.endTime !== null && agent.endTime > last)) owing += 1;
-    if (last !== undefined) agent.endTime = Math.max(agent.endTime ?? last, last);
-  }
-  return owing;
-}
-
-/**
- * A Task/Agent call whose result reports a run (tokens, tool calls) but whose
- * sub-agent left no records here: its transcript is missing. The call keeps the
- * report, and a warning says how many calls are not shown.
- */
-function markMissingTranscripts(
-  tools: Map<string, ToolCall>,
-  results: Map<string, ResultInfo>,
-  agents: Map<string, SubAgent>,
-  warnings: ReadWarning[],
-): void {
-  for (const tool of tools.values()) {
-    const result = results.get(tool.id);
-    if (result?.agentReport === null || result?.agentReport === undefined) continue;
-    tool.agentReport = result.agentReport;
-    const agent = tool.spawnedAgentKey === null ? undefined : agents.get(tool.spawnedAgentKey);
-    const worked =
-      agent !== undefined && (agent.startTime !== null || agent.responseKeys.length > 0);
-    if (worked) continue;
-    tool.transcriptMissing = true;
-    const id = result.agentReport.agentId;
-    const calls = result.agentReport.toolUseCount;
-    warnings.push({
-      file: result.file,
-      line: result.line,
-      reason:
-        `transcript of sub-agent ${id ?? `of call ${tool.id}`} is missing: ` +
-        (calls === null ? 'its calls are not shown' : `${calls} of its calls are not shown`),
-    });
-  }
-}
-
-/** Whether an agent without a spawning call did work that must be shown (waterfall.ts gives it a row). */
-export function needsOwnRow(agent: SubAgent, tools: Map<string, ToolCall>): boolean {
-  if (agent.internal) return false;
-  const call = agent.toolUseId === null ? undefined : tools.get(agent.toolUseId);
-  if (call !== undefined && call.turnIndex >= 0) return false;
-  if (agent.fork || agent.responseKeys.length > 0) return true;
-  return agentsWithCalls(tools).has(agent.key);
-}
-
-/** Agents that made calls, once per tools map: asked per agent, a scan each would be quadratic. */
-const callersOf = new WeakMap<Map<string, ToolCall>, Set<string>>();
-function agentsWithCalls(tools: Map<string, ToolCall>): Set<string> {
-  let callers = callersOf.get(tools);
-  if (callers === undefined) {
-    callers = new Set();
-    for (const t of tools.values()) if (t.agentKey !== null) callers.add(t.agentKey);
-    callersOf.set(tools, callers);
-  }
-  return callers;
-}
-
-/** A sub-agent that is no fork, no side call and has no spawning call is shown, with a warning. */
-function warnUnlinked(
-  agents: Map<string, SubAgent>,
-  tools: Map<string, ToolCall>,
-  firstLine: Map<string, number>,
-  warnings: ReadWarning[],
-): void {
-  for (const agent of agents.values()) {
-    if (agent.fork || !needsOwnRow(agent, tools)) continue;
-    // A 1.0.x inline sidechain is named by its root line in the main file; an agent file by itself.
-    const inline = agent.agentId === null;
-    warnings.push({
-      file: agent.file,
-      line: inline ? (firstLine.get(agent.key) ?? 0) : 1,
-      reason: inline
-        ? 'inline sidechain matches no Task call by its prompt: shown under the turn of its first line'
-        : `sub-agent ${agent.agentId} has no spawning call: shown under the turn of its first line`,
-    });
-  }
-}
-
-/** Whether `call` runs inside agent `key` itself, at any depth of the links made so far. */
-function spawnsItself(
-  key: string,
-  call: ToolCall,
-  tools: Map<string, ToolCall>,
-  agentOfCall: Map<string, string>,
-): boolean {
-  const seen = new Set<string>();
-  let owner = call.agentKey;
-  while (owner !== null && !seen.has(owner)) {
-    if (owner === key) return true;
-    seen.add(owner);
-    const spawner = agentOfCall.get(owner);
-    owner = spawner === undefined ? null : (tools.get(spawner)?.agentKey ?? null);
-  }
-  return false;
-}
-
-function internalType(key: string, firstText: string | null): string {
-  if (key.startsWith('acompact')) return 'compact';
-  if (key.startsWith('aprompt_suggestion')) return 'prompt_suggestion';
-  return firstText?.trim() === 'Warmup' ? 'warmup' : 'internal';
-}
-
-/**
- * Sub-agent work belongs to the turn of the call that spawned it, at any depth.
- * Returns the agents placed by their start time instead (unlinked, internal),
- * and how many landed in a turn before `base` (an earlier segment's, already
- * exported): those go to the segment's first turn instead.
- */
-function assignAgentTurns(
-  agents: Map<string, SubAgent>,
-  tools: Map<string, ToolCall>,
-  responses: Map<string, ApiResponse>,
-  turns: Turn[],
-  base: number,
-): { byTime: string[]; late: number } {
-  const placedByTime: string[] = [];
-  let late = 0;
-  const resolving = new Set<string>();
-  const turnOfAgent = (key: string): number | null => {
-    const agent = agents.get(key);
-    if (agent === undefined) return null;
-    if (agent.turnIndex !== null) return agent.turnIndex;
-    if (resolving.has(key)) return null;
-    resolving.add(key);
-    let index: number | null = null;
-    const call = agent.toolUseId === null ? undefined : tools.get(agent.toolUseId);
-    if (call !== undefined)
-      index = call.agentKey === null ? call.turnIndex : turnOfAgent(call.agentKey);
-    if (index === null && agent.forkTurnIndex !== null) index = agent.forkTurnIndex;
-    // Unlinked and internal agents: the turn running when they started.
-    if ((index === null || index < 0) && agent.startTime !== null) {
-      index = turnAt(turns, agent.startTime);
-      placedByTime.push(key);
-    }
-    agent.turnIndex = index;
-    return index;
-  };
-  for (const key of agents.keys()) turnOfAgent(key);
-  if (base > 0 && base < turns.length) {
-    for (const agent of agents.values()) {
-      if (agent.turnIndex !== null && agent.turnIndex >= 0 && agent.turnIndex < base) {
-        agent.turnIndex = base;
-        late += 1;
-      }
-    }
-  }
-  for (const t of tools.values())
-    if (t.agentKey !== null) t.turnIndex = agents.get(t.agentKey)?.turnIndex ?? -1;
-  for (const r of responses.values())
-    if (r.agentKey !== null) r.turnIndex = agents.get(r.agentKey)?.turnIndex ?? -1;
-  return { byTime: placedByTime, late };
-}
-
-/**
- * The turn running at `time`, reading turns in file order: the last one
- * before the first that starts later. (Not the last of all that start
- * earlier: with a clock that stepped back, that could be a turn far later in
- * the file, and a session read in segments could not know it yet.)
- */
-function turnAt(turns: Turn[], time: number): number | null {
-  let found: number | null = null;
-  for (const turn of turns) {
-    if (turn.startTime > time) break;
-    found = turn.index;
-  }
-  return found ?? (turns.length > 0 ? 0 : null);
-}
-
-function closeTools(
-  tools: Map<string, ToolCall>,
-  results: Map<string, ResultInfo>,
-  agents: Map<string, SubAgent>,
-  notifications: Map<string, number>,
-): void {
-  for (const tool of tools.values()) {
-    const result = results.get(tool.id);
-    if (result === undefined) continue;
-    let end = Math.max(result.time ?? tool.startTime, tool.startTime);
-    // An async launch is acknowledged at once; the agent's work ends at its
-    // <task-notification> join, or (no join yet) at its last line.
-    const agent = tool.spawnedAgentKey === null ? undefined : agents.get(tool.spawnedAgentKey);
-    if (result.asyncLaunched)
-      end = Math.max(end, notifications.get(tool.id) ?? agent?.endTime ?? end);
-    tool.endTime = end;
-    tool.output = result.text;
-    tool.status = result.isError ? 'error' : 'success';
-    tool.errorType = result.isError ? (result.rejected ? 'rejected' : 'tool_error') : null;
-  }
-}
-
-/**
- * Calls left without a result in an interrupted turn will never get one: they
- * end, as errors of type "interrupted", when the turn ended. Only the last,
- * open turn keeps "running" calls.
- */
-function closeAbandoned(turn: Turn, tools: Map<string, ToolCall>): void {
-  for (const id of turn.toolIds) {
-    const tool = tools.get(id);
-    if (tool === undefined || tool.status !== 'running') continue;
-    tool.status = 'error';
-    tool.errorType = 'interrupted';
-    tool.endTime = Math.max(tool.startTime, turn.endTime);
-  }
 }
