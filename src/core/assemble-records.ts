@@ -3,7 +3,6 @@
 // agent, in file order (the maps' insertion order is the output's order).
 // Plain functions over one state object: this runs per record of every
 // conversion, so nothing here allocates per entry beyond what it keeps.
-import { toolLabel } from './labels.js';
 import type { AgentReport, AssistantRecord, Usage, UserRecord } from './records.js';
 import type { Entry } from './session-state.js';
 import type { AgentKey, ApiResponse, ToolCall } from './session-model.js';
@@ -156,7 +155,8 @@ function collectCall(
       id: use.id,
       name: use.name,
       input: use.input,
-      label: toolLabel(use.name, use.input, rec.cwd),
+      label: null,
+      cwd: rec.cwd,
       agentKey,
       turnIndex,
       responseKey: key,

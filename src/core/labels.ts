@@ -133,6 +133,16 @@ export function toolLabel(
   return clipAtBoundary(label, MAX_LABEL_LENGTH - 1);
 }
 
+/** A call's label, made on first use and kept (ToolCall.label). */
+export function callLabel(call: {
+  name: string;
+  input: Record<string, unknown>;
+  cwd: string | null;
+  label: string | null;
+}): string {
+  return (call.label ??= toolLabel(call.name, call.input, call.cwd));
+}
+
 /** A prompt's label: its first line, trimmed. */
 export function promptLabel(text: string | null): string {
   if (text === null) return '(no prompt text)';

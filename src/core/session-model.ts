@@ -32,7 +32,13 @@ export interface ToolCall {
   id: string;
   name: string;
   input: Record<string, unknown>;
-  label: string;
+  /**
+   * The call's short label, null until first asked for (callLabel, labels.ts):
+   * a dry run counts spans and never reads it, and making it was 3 % of one.
+   */
+  label: string | null;
+  /** The cwd of the line that made the call: its label's paths are shown relative to it. */
+  cwd: string | null;
   agentKey: AgentKey;
   turnIndex: number;
   responseKey: string | null;

@@ -1,6 +1,7 @@
 // What content a span may carry, by mode. Everything that could hold user text
 // is scrubbed of secrets first, in every mode; `none` keeps tool names only.
-import { promptLabel } from './labels.js';
+import { callLabel, promptLabel } from './labels.js';
+import type { ToolCall } from './session-model.js';
 import { scrubText, scrubValue } from './scrub.js';
 import type { AttributeValue, ContentMode, SpanOptions } from './span-data.js';
 
@@ -16,8 +17,9 @@ export function truncateUtf8(text: string, bytes: number): string {
   return out + marker;
 }
 
-export function toolLabelFor(mode: ContentMode, toolName: string, label: string): string {
-  return mode === 'none' ? toolName : scrubText(label);
+/** A call's label attribute: only its tool's name in none mode, else its label, scrubbed. */
+export function toolLabelFor(mode: ContentMode, call: ToolCall): string {
+  return mode === 'none' ? call.name : scrubText(callLabel(call));
 }
 
 type Attrs = Record<string, AttributeValue>;

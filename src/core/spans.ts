@@ -219,7 +219,7 @@ function toolAttrs(ctx: TurnContext, t: ToolCall, complete: boolean): Attrs {
   put(attrs, 'gen_ai.tool.name', t.name);
   put(attrs, 'gen_ai.tool.call.id', t.id);
   attrs['gen_ai.tool.type'] = 'function';
-  put(attrs, 'claude_code.tool.label', toolLabelFor(ctx.options.content, t.name, t.label));
+  put(attrs, 'claude_code.tool.label', toolLabelFor(ctx.options.content, t));
   attrs['claude_code.tokens.input'] = input;
   attrs['claude_code.tokens.output'] = tokens.output;
   attrs['claude_code.context.fill_percent'] = round2((input / ctx.turn.contextWindow) * 100);

@@ -1,6 +1,7 @@
 // Session model → the seed's waterfall rows: the main thread's calls in start
 // order, each Task/Agent call an agent row holding its sub-agent's calls.
 import { needsOwnRow, totalInput } from './assemble.js';
+import { callLabel } from './labels.js';
 import type { SessionModel, SubAgent, ToolCall } from './session-model.js';
 import type { WaterfallRow } from './waterfall-row.js';
 
@@ -61,7 +62,7 @@ function toolRow(tool: ToolCall, parentAgentId: string | null, ctx: RowContext):
     id: tool.id,
     type: isAgent ? 'agent' : 'tool',
     toolName: tool.name,
-    label: tool.label,
+    label: callLabel(tool),
     startTime: tool.startTime,
     endTime: tool.endTime,
     duration: tool.endTime === null ? null : tool.endTime - tool.startTime,
