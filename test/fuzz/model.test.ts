@@ -22,6 +22,79 @@ const MODES: SpanOptions[] = [
 ];
 
 /** What a collector would store, compared with what ccotel meant to send. */
+/** Lines of session `sid` in a 2.1.x envelope. */
+const lineOf =
+  (sid: string) =>
+  (o: Record<string, unknown>): string =>
+    JSON.stringify({ sessionId: sid, cwd: '/p', version: '2.1.212', ...o });
+
+/** The time `seconds` after the minimal sessions' start. */
+const at = (seconds: number): string =>
+  new Date(Date.UTC(2026, 2, 1, 10, 0, seconds)).toISOString();
+
+/** An assistant message: one response of these content blocks. */
+const response = (id: string, content: unknown[]): Record<string, unknown> => ({
+  id,
+  model: 'claude-opus-4-6',
+  role: 'assistant',
+  content,
+  usage: { input_tokens: 1, output_tokens: 1 },
+});
+
+const taskCall = (id: string): Record<string, unknown> => ({
+  type: 'tool_use',
+  id,
+  name: 'Task',
+  input: { description: 'x', prompt: 'y', subagent_type: 'Explore' },
+});
+
+/** A sub-agent's file: its prompt, then one response of these blocks. */
+function agentLines(
+  line: (o: Record<string, unknown>) => string,
+  agentId: string,
+  content: unknown[],
+): string[] {
+  const own = { isSidechain: true, agentId };
+  return [
+    line({
+      ...own,
+      type: 'user',
+      uuid: 'a1',
+      parentUuid: null,
+      timestamp: at(2),
+      message: { role: 'user', content: 'y' },
+    }),
+    line({
+      ...own,
+      type: 'assistant',
+      uuid: 'a2',
+      parentUuid: 'a1',
+      timestamp: at(3),
+      message: response('msg_2', content),
+    }),
+  ];
+}
+
+/** A main file and one sub-agent file, the agent's meta naming `toolUseId` as its spawning call. */
+function withOneAgent(
+  sid: string,
+  agentId: string,
+  main: string[],
+  agent: string[],
+  toolUseId: string,
+): Parameters<typeof runPipeline> {
+  const files: MemFile[] = [
+    { file: `/p/${sid}.jsonl`, agentId: null, bytes: Buffer.from(`${main.join('\n')}\n`) },
+    {
+      file: `/p/${sid}/subagents/agent-${agentId}.jsonl`,
+      agentId,
+      bytes: Buffer.from(`${agent.join('\n')}\n`),
+    },
+  ];
+  const meta = { agentId, agentType: 'Explore', description: null, toolUseId, parentAgentId: null };
+  return [files, { metas: [meta] }];
+}
+
 function wireProblems(spans: SpanData[]): string[] {
   if (spans.length === 0) return [];
   const problems: string[] = [];
@@ -86,80 +159,24 @@ describe('random sessions, randomly wired', () => {
   // which no turn emits.
   it('an agent linked to a call outside every turn still has its parent in the trace', () => {
     const sid = 'aaaaaaaa-bbbb-4ccc-8ddd-000000000006';
-    const env = (o: Record<string, unknown>) =>
-      JSON.stringify({ sessionId: sid, cwd: '/p', version: '2.1.212', ...o });
+    const line = lineOf(sid);
     const main = [
-      env({
+      line({
         type: 'assistant',
         uuid: 'u0',
         parentUuid: null,
-        message: {
-          id: 'msg_0',
-          model: 'claude-opus-4-6',
-          role: 'assistant',
-          content: [
-            {
-              type: 'tool_use',
-              id: 'toolu_early',
-              name: 'Task',
-              input: { description: 'x', prompt: 'y', subagent_type: 'Explore' },
-            },
-          ],
-          usage: { input_tokens: 1, output_tokens: 1 },
-        },
+        message: response('msg_0', [taskCall('toolu_early')]),
       }),
-      env({
+      line({
         type: 'user',
         uuid: 'u1',
         parentUuid: 'u0',
-        timestamp: '2026-03-01T10:00:00.000Z',
+        timestamp: at(0),
         message: { role: 'user', content: 'go' },
       }),
     ];
-    const agent = [
-      env({
-        type: 'user',
-        uuid: 'a1',
-        parentUuid: null,
-        isSidechain: true,
-        agentId: 'abc5678',
-        timestamp: '2026-03-01T10:00:02.000Z',
-        message: { role: 'user', content: 'y' },
-      }),
-      env({
-        type: 'assistant',
-        uuid: 'a2',
-        parentUuid: 'a1',
-        isSidechain: true,
-        agentId: 'abc5678',
-        timestamp: '2026-03-01T10:00:03.000Z',
-        message: {
-          id: 'msg_2',
-          model: 'claude-opus-4-6',
-          role: 'assistant',
-          content: [{ type: 'text', text: 'done' }],
-          usage: { input_tokens: 1, output_tokens: 1 },
-        },
-      }),
-    ];
-    const files: MemFile[] = [
-      { file: `/p/${sid}.jsonl`, agentId: null, bytes: Buffer.from(`${main.join('\n')}\n`) },
-      {
-        file: `/p/${sid}/subagents/agent-abc5678.jsonl`,
-        agentId: 'abc5678',
-        bytes: Buffer.from(`${agent.join('\n')}\n`),
-      },
-    ];
-    const metas = [
-      {
-        agentId: 'abc5678',
-        agentType: 'Explore',
-        description: null,
-        toolUseId: 'toolu_early',
-        parentAgentId: null,
-      },
-    ];
-    const result = runPipeline(files, { metas });
+    const agent = agentLines(line, 'abc5678', [{ type: 'text', text: 'done' }]);
+    const result = runPipeline(...withOneAgent(sid, 'abc5678', main, agent, 'toolu_early'));
     expect(checkSpans(result.spans)).toEqual([]);
   });
 
@@ -169,81 +186,26 @@ describe('random sessions, randomly wired', () => {
   // the root, and a backend shows both as orphans.
   it('an agent linked to one of its own calls does not make a parent loop', () => {
     const sid = 'aaaaaaaa-bbbb-4ccc-8ddd-000000000004';
-    const env = (o: Record<string, unknown>) =>
-      JSON.stringify({ sessionId: sid, cwd: '/p', version: '2.1.212', ...o });
+    const line = lineOf(sid);
     const main = [
-      env({
+      line({
         type: 'user',
         uuid: 'u1',
         parentUuid: null,
-        timestamp: '2026-03-01T10:00:00.000Z',
+        timestamp: at(0),
         message: { role: 'user', content: 'go' },
       }),
-      env({
+      line({
         type: 'assistant',
         uuid: 'u2',
         parentUuid: 'u1',
-        timestamp: '2026-03-01T10:00:01.000Z',
-        message: {
-          id: 'msg_1',
-          model: 'claude-opus-4-6',
-          role: 'assistant',
-          content: [
-            {
-              type: 'tool_use',
-              id: 'toolu_task',
-              name: 'Task',
-              input: { description: 'x', prompt: 'y', subagent_type: 'Explore' },
-            },
-          ],
-          usage: { input_tokens: 1, output_tokens: 1 },
-        },
+        timestamp: at(1),
+        message: response('msg_1', [taskCall('toolu_task')]),
       }),
     ];
-    const agent = [
-      env({
-        type: 'user',
-        uuid: 'a1',
-        parentUuid: null,
-        isSidechain: true,
-        agentId: 'abc1234',
-        timestamp: '2026-03-01T10:00:02.000Z',
-        message: { role: 'user', content: 'y' },
-      }),
-      env({
-        type: 'assistant',
-        uuid: 'a2',
-        parentUuid: 'a1',
-        isSidechain: true,
-        agentId: 'abc1234',
-        timestamp: '2026-03-01T10:00:03.000Z',
-        message: {
-          id: 'msg_2',
-          model: 'claude-opus-4-6',
-          role: 'assistant',
-          content: [{ type: 'tool_use', id: 'toolu_own', name: 'Bash', input: { command: 'ls' } }],
-          usage: { input_tokens: 1, output_tokens: 1 },
-        },
-      }),
-    ];
-    const files: MemFile[] = [
-      { file: `/p/${sid}.jsonl`, agentId: null, bytes: Buffer.from(`${main.join('\n')}\n`) },
-      {
-        file: `/p/${sid}/subagents/agent-abc1234.jsonl`,
-        agentId: 'abc1234',
-        bytes: Buffer.from(`${agent.join('\n')}\n`),
-      },
-    ];
-    const metas = [
-      {
-        agentId: 'abc1234',
-        agentType: 'Explore',
-        description: null,
-        toolUseId: 'toolu_own',
-        parentAgentId: null,
-      },
-    ];
-    const result = runPipeline(files, { metas });
+    const ownCall = { type: 'tool_use', id: 'toolu_own', name: 'Bash', input: { command: 'ls' } };
+    const agent = agentLines(line, 'abc1234', [ownCall]);
+    const result = runPipeline(...withOneAgent(sid, 'abc1234', main, agent, 'toolu_own'));
     expect(checkSpans(result.spans)).toEqual([]);
   });
 
