@@ -1,6 +1,5 @@
 // One session, read from disk, as spans grouped by turn. Shared by export,
 // the benchmarks and (per turn) the daemon.
-import { hash } from 'node:crypto';
 import { encodeSpanFields, type EncodedSpans } from '../adapters/otlp-protobuf.js';
 import { encodeJsonSpans } from '../adapters/otlp-json.js';
 import { finish } from '../core/assemble.js';
@@ -9,7 +8,7 @@ import { costSession } from '../core/session-cost.js';
 import type { SessionModel } from '../core/session-model.js';
 import type { SpanData, SpanOptions } from '../core/span-data.js';
 import { buildTurnSpans, countTurnSpans } from '../core/spans.js';
-import { traceIdFor } from '../core/span-ids.js';
+import { sha256Hex, traceIdFor } from '../core/span-ids.js';
 import type { SessionFiles } from '../adapters/session-files.js';
 import { loadSession } from './load-session.js';
 import type { ParseOptions } from '../core/parse-record.js';
@@ -17,6 +16,11 @@ import { readSegments, type SegmentReadOptions } from './session-segments.js';
 import type { ReadWarning } from '../core/waterfall-row.js';
 
 export interface TurnSpans {
+  /**
+   * The turn's trace id; for SpanWork 'count', which only tells turns apart
+   * (the same prompt in a resumed or forked file), `trace:<prompt uuid>`, the
+   * key the trace id is hashed from.
+   */
   traceId: string;
   startTime: number;
   /** Empty when only counted or encoded as OTLP/JSON (SpanWork 'count', 'json'). */
@@ -60,8 +64,7 @@ export function digestOf(spans: SpanData[]): string {
   return digestOfEncoded(encodeSpanFields(spans));
 }
 
-const digestOfEncoded = (encoded: EncodedSpans): string =>
-  hash('sha256', encoded.bytes).slice(0, 32);
+const digestOfEncoded = (encoded: EncodedSpans): string => sha256Hex(encoded.bytes).slice(0, 32);
 
 /**
  * What `encoded` and `digest` hold when the caller said it needs neither
@@ -92,11 +95,12 @@ export function spansOfModel(
   // Costs also when only counting: the "no price for model" notes come from them.
   const costs = costSession(model, prices);
   const turns = model.turns.slice(firstTurn).map((turn): TurnSpans => {
-    const traceId = traceIdFor(turn.promptUuid);
     if (work === 'count') {
       const spanCount = countTurnSpans(model, turn.index);
       return {
-        traceId,
+        // Only told apart from other turns: the prompt uuid does that as its
+        // hash does, without hashing (see TurnSpans.traceId).
+        traceId: `trace:${turn.promptUuid}`,
         startTime: turn.startTime,
         spans: [],
         spanCount,
@@ -104,6 +108,7 @@ export function spansOfModel(
         digest: '',
       };
     }
+    const traceId = traceIdFor(turn.promptUuid);
     const spans = buildTurnSpans(model, turn.index, costs, options);
     if (work === 'json')
       return {

@@ -2,13 +2,27 @@
 // ids, so a re-export or a live daemon after a backfill produces byte-identical
 // spans, and history copied into a fork maps to the same ids. Keys are the
 // transcript's own stable ids (prompt uuid, tool_use id, message.id, agentId).
-import { hash } from 'node:crypto';
+import { createRequire } from 'node:module';
+
+/**
+ * node:crypto is loaded by the first hash: a dry run with nothing to compare
+ * hashes nothing (it counts spans and tells turns apart by prompt uuid), and
+ * importing crypto cost it 1.5 % of its instructions over small sessions (issue 15).
+ */
+const require = createRequire(import.meta.url);
+let hash: typeof import('node:crypto').hash | null = null;
+
+/** SHA-256 of the data, in hex. */
+export function sha256Hex(data: string | Uint8Array): string {
+  hash ??= (require('node:crypto') as typeof import('node:crypto')).hash;
+  return hash('sha256', data);
+}
 
 const ZERO = 48; // '0'
 
 function hexOf(input: string, length: 32 | 16): string {
   // One-shot hash(): a createHash() object per id cost 4% of a conversion's CPU.
-  const hex = hash('sha256', input).slice(0, length);
+  const hex = sha256Hex(input).slice(0, length);
   // An all-zero id is invalid in W3C trace context; vanishingly rare, but guard it.
   return hex.charCodeAt(0) === ZERO && /^0+$/.test(hex) ? `${'0'.repeat(length - 1)}1` : hex;
 }
