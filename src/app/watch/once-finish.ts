@@ -26,6 +26,12 @@ export async function finishOnce(
   const { saver, registry, queue, log } = parts;
   await parts.ready;
   await parts.settle();
+  // Nothing writes after the run has ended: an idle timer or a pending
+  // saveSoon that fired after `done` wrote the state into a dir whose owner
+  // was already removing it (ENOTEMPTY in the watch-corpus test). The save
+  // below holds everything they would have written.
+  for (const entry of registry.values()) entry.schedule.stop();
+  saver.cancelSoon();
   await saver.save();
   const undelivered = registry.undeliveredSpans();
   if (queue.gaveUp)
