@@ -2,30 +2,15 @@
 // and how an answer in parts splits a batch (no sink, no clock).
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure } from '../../src/adapters/otlp-http-sender.js';
-import type { SpanData } from '../../src/core/span-data.js';
 import { sortAnswers } from '../../src/app/watch/batch-answers.js';
 import { failureAction, nextBackoffMs } from '../../src/app/watch/failure-action.js';
+import { testSpan as span } from '../support/test-span.js';
 
 const failure = (status: number, retryable: boolean): AttemptFailure => ({
   status,
   retryable,
   message: `HTTP ${status}`,
   retryAfterMs: null,
-});
-
-const span = (id: string): SpanData => ({
-  traceId: '0'.repeat(31) + '1',
-  spanId: id.padStart(16, '0'),
-  parentSpanId: null,
-  name: 'x',
-  kind: 'INTERNAL',
-  startMs: 0,
-  endMs: 1,
-  attributes: {},
-  status: { code: 'UNSET' },
-  links: [],
-  complete: true,
-  turnKey: 't',
 });
 
 describe('failureAction', () => {

@@ -1,28 +1,13 @@
 // The daemon's delivery queue on a manual clock (test/support/manual-clock.ts):
 // batching linger, backoff and outage length are checked without real sleeps.
 import { describe, expect, it } from 'vitest';
-import type { SpanData } from '../../src/core/span-data.js';
 import type { AttemptFailure } from '../../src/adapters/otlp-http-sender.js';
 import { createJsonLogger } from '../../src/adapters/logger.js';
 import { createDeliveryQueue } from '../../src/app/watch/delivery-queue.js';
 import type { RetryPolicy, SinkPart, SinkResult } from '../../src/app/span-sink.js';
 import { spanCountOfBatch } from '../../src/app/span-batch.js';
 import { manualClock } from '../support/manual-clock.js';
-
-const span = (id: string): SpanData => ({
-  traceId: '0'.repeat(31) + '1',
-  spanId: id.padStart(16, '0'),
-  parentSpanId: null,
-  name: 'x',
-  kind: 'INTERNAL',
-  startMs: 0,
-  endMs: 1,
-  attributes: {},
-  status: { code: 'UNSET' },
-  links: [],
-  complete: true,
-  turnKey: 't',
-});
+import { testSpan as span } from '../support/test-span.js';
 
 const down: AttemptFailure = {
   retryable: true,
