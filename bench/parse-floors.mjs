@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { median, printTable, round, runWorkload, writeResult } from './lib/report.mjs';
 import { jsonlFiles } from './lib/workloads.mjs';
 import { peakRssMB } from './lib/peak-rss.mjs';
-import { interleaved, runChild, variantArgs } from './lib/variant-runs.mjs';
+import { runChild, variantSamples } from './lib/variant-runs.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const DIST = new URL('../dist/', import.meta.url);
@@ -148,13 +148,10 @@ const runStep = (variant, dir) =>
 const VARIANTS = ['naive', 'read', 'lines', 'chunk-lines', 'parse', 'parse-record', 'byte-scan'];
 
 async function main() {
-  const args = variantArgs();
-  if (args.child !== undefined) {
-    process.stdout.write(`${JSON.stringify(await measure(args.child, args.corpus))}\n`);
-    return;
-  }
+  const result = await variantSamples(VARIANTS, measure, runStep);
+  if (result === null) return;
+  const { args, samples } = result;
   const dir = args.corpus;
-  const samples = await interleaved(VARIANTS, Number(args.runs), (v) => runStep(v, dir));
   const naive = median(samples.naive.map((r) => r.seconds));
   const rows = VARIANTS.map((v) => {
     const seconds = median(samples[v].map((r) => r.seconds));

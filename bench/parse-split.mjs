@@ -16,7 +16,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import { median, printTable, round, writeResult } from './lib/report.mjs';
 import { jsonlFiles } from './lib/workloads.mjs';
 import { peakRssMB } from './lib/peak-rss.mjs';
-import { interleaved, runChild, variantArgs } from './lib/variant-runs.mjs';
+import { runChild, variantSamples } from './lib/variant-runs.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const DIST = new URL('../dist/', import.meta.url);
@@ -83,14 +83,11 @@ async function measure(variant, dir) {
 }
 
 async function main() {
-  const args = variantArgs();
-  if (args.child !== undefined) {
-    process.stdout.write(`${JSON.stringify(await measure(args.child, args.corpus))}\n`);
-    return;
-  }
-  const dir = args.corpus;
   const variants = ['baseline', 'main', 'worker'];
-  const samples = await interleaved(variants, Number(args.runs), (v) => runChild(SELF, v, dir));
+  const result = await variantSamples(variants, measure, (v, dir) => runChild(SELF, v, dir));
+  if (result === null) return;
+  const { args, samples } = result;
+  const dir = args.corpus;
   const rows = variants.map((v) => {
     const pick = (k) => round(median(samples[v].map((r) => r[k])));
     return {

@@ -7,7 +7,7 @@ import { ensureCorpus } from './corpus.mjs';
 import { round } from './report.mjs';
 
 /** The flags of a variant script; `corpus` resolved (generated if need be) unless in a child. */
-export function variantArgs() {
+function variantArgs() {
   const args = benchArgs({
     size: { type: 'string', default: '200MB' },
     seed: { type: 'string', default: '1' },
@@ -40,8 +40,23 @@ export function runChild(script, variant, dir) {
   });
 }
 
+/**
+ * The script's two roles: as a child (`--child VARIANT`), print what `measure`
+ * gives for that variant and resolve null; else resolve the flags and every
+ * variant's samples, `runs` rounds interleaved, each as `run(variant, dir)` gives it.
+ */
+export async function variantSamples(variants, measure, run) {
+  const args = variantArgs();
+  if (args.child !== undefined) {
+    process.stdout.write(`${JSON.stringify(await measure(args.child, args.corpus))}\n`);
+    return null;
+  }
+  const samples = await interleaved(variants, Number(args.runs), (v) => run(v, args.corpus));
+  return { args, samples };
+}
+
 /** `runs` rounds over every variant, interleaved; each sample as `run(variant)` resolves it. */
-export async function interleaved(variants, runs, run) {
+async function interleaved(variants, runs, run) {
   const samples = Object.fromEntries(variants.map((v) => [v, []]));
   for (let round_ = 1; round_ <= runs; round_ += 1)
     for (const v of variants) {
