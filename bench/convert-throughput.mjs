@@ -22,6 +22,7 @@ import {
   runWorkload,
   writeResult,
 } from './lib/report.mjs';
+import { halvesAddUp, runHalves } from './lib/halves.mjs';
 import { throughputCorpus } from './lib/throughput-corpus.mjs';
 
 const HELP = `Usage: node bench/convert-throughput.mjs [--size 200MB] [--seed N] [--runs N] [--workers N]
@@ -38,6 +39,10 @@ Variants:
   workers    ccotel's conversion spread over --workers threads (session-spans-pool)
   dry-run    \`ccotel export --dry-run\` over the corpus (whole command, no state file)
   out        \`ccotel export --out FILE\` over the corpus (OTLP/JSON; digest of the file compared)
+  halves     two \`ccotel export --dry-run\` at once, each over every other project dir
+             (seconds: the later one's; CPU and peak RSS: the sum); halves-st: each
+             with node --single-threaded. Measures the two-core premise; no command
+             runs this way
 
 --before DIST  every variant but baseline also runs against that build (name@before)
 --progress-share S  the generated corpus with progress lines added up to S of
@@ -97,6 +102,15 @@ async function exportCommand(extra, env) {
   }
 }
 
+async function inTmp(job) {
+  const tmp = mkdtempSync(join(tmpdir(), 'ccotel-bench-halves-'));
+  try {
+    return await job(join(tmp, 'state'));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 const jobsWith = (env) => ({
   baseline: () => runWorkload('baseline', { dir: corpus }),
   reference: () => runWorkload('convert', { dir: corpus, mode: 'reference' }, { env }),
@@ -106,6 +120,9 @@ const jobsWith = (env) => ({
   workers: () => runWorkload('convert', { dir: corpus, mode: 'workers', workers }, { env }),
   'dry-run': () => exportCommand('dry-run', env),
   out: () => exportCommand('out', env),
+  halves: () => inTmp((state) => runHalves(corpus, state, { env })),
+  'halves-st': () =>
+    inTmp((state) => runHalves(corpus, state, { env, nodeArgs: ['--single-threaded'] })),
 });
 const current = jobsWith({});
 const older = before === null ? {} : jobsWith({ CCOTEL_BENCH_DIST: before });
@@ -197,6 +214,15 @@ process.stdout.write(
   `\noutputs identical across converters: ${identical ? 'yes' : 'NO'} (${[...spanCounts].join('/')} spans)\n`,
 );
 
+// A split by project dir must count what one run counts (untimed, once).
+let halvesCheck = null;
+if (variants.some((v) => v.startsWith('halves'))) {
+  halvesCheck = await inTmp((state) => halvesAddUp(corpus, state));
+  process.stdout.write(
+    `halves add up to one whole dry run (sessions, turns, spans, warnings): ${halvesCheck.equal ? 'yes' : 'NO'} (${halvesCheck.summed.join('/')} against ${halvesCheck.whole.join('/')})\n`,
+  );
+}
+
 // Where the shipped path spends its CPU, stage by stage (one extra run).
 let phases = null;
 if (!args['no-phases']) {
@@ -217,7 +243,8 @@ writeResult(args.name, {
   runs,
   workers,
   identical,
+  halvesCheck,
   variants: summary,
   phasesCpuMs: phases,
 });
-if (!identical) process.exitCode = 1;
+if (!identical || halvesCheck?.equal === false) process.exitCode = 1;

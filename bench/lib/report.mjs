@@ -157,9 +157,10 @@ export const median = (xs) => {
 };
 
 /** Runs `ccotel <argv>` (dist) in a child; resolves with its exit code, output and own measurements. */
-export function runCcotel(argv, { env = {}, keepStdout = true } = {}) {
+export function runCcotel(argv, { env = {}, keepStdout = true, nodeArgs = [] } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bench', 'lib', 'run-cli.mjs'), ...argv], {
+    const script = join(ROOT, 'bench', 'lib', 'run-cli.mjs');
+    const child = spawn(process.execPath, [...nodeArgs, script, ...argv], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     });

@@ -200,6 +200,33 @@ describe.skipIf(!distBuilt)('benchmark scripts (smoke)', () => {
     expect(v.workers?.spans).toBe(v.reference?.spans);
   }, 180_000);
 
+  it('convert-throughput halves: two dry runs over halves of the project dirs count what one does', async () => {
+    const run = await bench('convert-throughput.mjs', [
+      '--corpus',
+      join(work, 'corpus', 'projects'),
+      '--variants',
+      'baseline,dry-run,halves,halves-st',
+      '--runs',
+      '1',
+      '--no-phases',
+      '--name',
+      'convert-halves',
+    ]);
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    const r = result('convert-halves');
+    const check = r.halvesCheck as { equal: boolean; whole: number[]; summed: number[] };
+    expect(check.equal).toBe(true);
+    expect(check.whole[2]).toBeGreaterThan(1000);
+    expect(check.summed).toEqual(check.whole);
+    const v = r.variants as Record<string, Record<string, number>>;
+    for (const name of ['halves', 'halves-st']) {
+      for (const key of ['seconds', 'cpuSeconds', 'peakRssMB', 'ratioToBaseline'])
+        expect(typeof v[name]?.[key], `${name}.${key}`).toBe('number');
+      // Two processes' RSS summed: more than one dry run's own.
+      expect(v[name]?.peakRssMB).toBeGreaterThan(v['dry-run']?.peakRssMB ?? Infinity);
+    }
+  }, 180_000);
+
   it('export-throughput: the receiver gets every span', async () => {
     const run = await bench('export-throughput.mjs', [
       '--corpus',
