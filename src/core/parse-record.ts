@@ -194,14 +194,16 @@ function agentReportOf(tur: Json): AgentReport | null {
 const forkedFrom = (o: Json): string | null => str(fieldOf(fieldOf(o, 'forkedFrom'), 'sessionId'));
 
 /**
- * `v[key]` when v is an object, else undefined. One read for both steps of
- * forkedFrom: a record seldom has a `forkedFrom` object, and a read of its own
- * would have no feedback until the first forked line, which then threw away
- * the optimised code of the record's parser (forkedFrom is inlined there). This
- * read has seen records of many shapes before that line and is compiled as a
- * generic one (step 44 in docs/benchmarks.md).
+ * `v[key]` when v is an object (an array has neither key), else undefined. One
+ * read for both steps of forkedFrom: a record seldom has a `forkedFrom` object,
+ * and a read of its own would have no feedback until the first forked line,
+ * which then threw away the optimised code of the record's parser (forkedFrom
+ * is inlined there). This read has seen records of many shapes before that
+ * line and is compiled as a generic one (step 44 in docs/benchmarks.md). A
+ * typeof test rather than isObject: fewer calls to inline into every parser.
  */
-const fieldOf = (v: unknown, key: string): unknown => (isObject(v) ? v[key] : undefined);
+const fieldOf = (v: unknown, key: string): unknown =>
+  typeof v === 'object' && v !== null ? (v as Json)[key] : undefined;
 
 const PEER_NAME = /<cross-session-message\b[^>]*\bfrom-name="([^"]*)"/;
 
