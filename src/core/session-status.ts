@@ -48,6 +48,7 @@ import { isInterruptMarker, isRealPrompt } from './prompts.js';
 import {
   createLocalCommandTracker,
   localCommandRole,
+  type LocalCommandRole,
   type LocalCommandTracker,
 } from './local-command.js';
 import type { AssistantRecord, SystemRecord, TranscriptRecord, UserRecord } from './records.js';
@@ -188,6 +189,20 @@ function onSystem(s: LiveStatus, rec: SystemRecord): void {
 }
 
 /**
+ * A record of a local command's block. Its own function, called for every such
+ * record, so that the rare case in it (an output before any conversation) is
+ * not compiled into accept() (session-state.ts), where stepStatus is inlined:
+ * the first such output threw away accept's optimised code (step 44 in
+ * docs/benchmarks.md).
+ */
+function onLocalCommand(s: LiveStatus, role: LocalCommandRole): LiveStatus {
+  // The client printed a command's output and returned to the prompt: with no
+  // conversation to judge, that is the one sign of whose move it is.
+  if (role === 'output' && s.state === 'unknown') set(s, 'your_turn');
+  return s;
+}
+
+/**
  * Folds one record into the status (in place). `fromAgentFile` marks records
  * read from a sub-agent file, which only count as activity.
  */
@@ -204,12 +219,7 @@ export function stepStatus(
   s.version = rec.version ?? s.version;
 
   const role = localCommandRole(s.localCommand, rec);
-  if (role !== null) {
-    // The client printed a command's output and returned to the prompt: with no
-    // conversation to judge, that is the one sign of whose move it is.
-    if (role === 'output' && s.state === 'unknown') set(s, 'your_turn');
-    return s;
-  }
+  if (role !== null) return onLocalCommand(s, role);
   if (rec.type === 'assistant') onAssistant(s, rec);
   else if (rec.type === 'user') onUser(s, rec);
   else if (rec.type === 'system') onSystem(s, rec);
