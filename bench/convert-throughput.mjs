@@ -83,10 +83,19 @@ const { projectsDir: corpus, load } = await throughputCorpus({
   progressShare: Number(args['progress-share']),
 });
 
-/** The whole `ccotel export` command over the corpus; `--out`'s file is hashed, then deleted. */
-async function exportCommand(extra, env) {
+/** Runs `job` with a fresh temp dir, removed afterwards. */
+async function inTmp(job) {
   const tmp = mkdtempSync(join(tmpdir(), 'ccotel-bench-convert-'));
   try {
+    return await job(tmp);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The whole `ccotel export` command over the corpus; `--out`'s file is hashed, then deleted. */
+function exportCommand(extra, env) {
+  return inTmp(async (tmp) => {
     const out = join(tmp, 'out.jsonl');
     const argv = ['export', corpus, '--state-dir', join(tmp, 'state'), '--quiet'];
     const r = await runCcotel([...argv, ...(extra === 'out' ? ['--out', out] : ['--dry-run'])], {
@@ -97,18 +106,7 @@ async function exportCommand(extra, env) {
     const digest =
       extra === 'out' ? createHash('sha1').update(readFileSync(out)).digest('hex') : null;
     return { ...r.measured, bytes: null, files: null, outDigest: digest };
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-}
-
-async function inTmp(job) {
-  const tmp = mkdtempSync(join(tmpdir(), 'ccotel-bench-halves-'));
-  try {
-    return await job(join(tmp, 'state'));
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  });
 }
 
 const jobsWith = (env) => ({
@@ -120,9 +118,9 @@ const jobsWith = (env) => ({
   workers: () => runWorkload('convert', { dir: corpus, mode: 'workers', workers }, { env }),
   'dry-run': () => exportCommand('dry-run', env),
   out: () => exportCommand('out', env),
-  halves: () => inTmp((state) => runHalves(corpus, state, { env })),
+  halves: () => inTmp((tmp) => runHalves(corpus, join(tmp, 'state'), { env })),
   'halves-st': () =>
-    inTmp((state) => runHalves(corpus, state, { env, nodeArgs: ['--single-threaded'] })),
+    inTmp((tmp) => runHalves(corpus, join(tmp, 'state'), { env, nodeArgs: ['--single-threaded'] })),
 });
 const current = jobsWith({});
 const older = before === null ? {} : jobsWith({ CCOTEL_BENCH_DIST: before });
@@ -217,7 +215,7 @@ process.stdout.write(
 // A split by project dir must count what one run counts (untimed, once).
 let halvesCheck = null;
 if (variants.some((v) => v.startsWith('halves'))) {
-  halvesCheck = await inTmp((state) => halvesAddUp(corpus, state));
+  halvesCheck = await inTmp((tmp) => halvesAddUp(corpus, join(tmp, 'state')));
   process.stdout.write(
     `halves add up to one whole dry run (sessions, turns, spans, warnings): ${halvesCheck.equal ? 'yes' : 'NO'} (${halvesCheck.summed.join('/')} against ${halvesCheck.whole.join('/')})\n`,
   );
