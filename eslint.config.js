@@ -56,7 +56,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: [...IO_MODULES, '../adapters/*', '../app/*', '../cli/*'],
+              group: [...IO_MODULES, '**/adapters/**', '**/app/**', '**/cli/**'],
               message: 'src/core is pure: no I/O, timers or processes.',
             },
           ],
@@ -119,8 +119,7 @@ export default tseslint.config(
   },
   {
     // Functions that fit on a screen: code lines only (blank lines and comments
-    // are free, so no reason is ever cut to fit). The limit keeps the splits of
-    // issue 15's second round (startWatch was 418 lines, finishSegment 268).
+    // are free, so no reason is ever cut to fit). Wiring is exempt below.
     files: ['src/**/*.ts', 'src/**/*.js'],
     rules: {
       'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
