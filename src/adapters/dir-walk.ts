@@ -1,8 +1,8 @@
 // One synchronous walk of the projects dirs, kept as a listing: the daemon
 // lists every directory once at start-up, for its watches (dir-watcher) and for
 // its scan of the sessions (session-files over this listing instead of the
-// disk). Synchronous on purpose: an async readdir waits ~0.15 ms for the
-// thread pool, the syscall itself a few µs; nothing else runs during start-up.
+// disk). Synchronous on purpose: an async readdir waits for the thread pool far
+// longer than the syscall takes, and nothing else runs during start-up.
 import { join } from 'node:path';
 import {
   diskSource,

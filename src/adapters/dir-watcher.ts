@@ -1,15 +1,13 @@
 // Filesystem events for the projects dirs: Node's own fs.watch on each wanted
 // directory, not on files (inotify on Linux, FSEvents on macOS). A directory
 // watch reports every create, delete, rename and write of the files in it, so
-// one watch per directory is enough, and nothing is kept per file: watching
-// 10,000 transcripts costs ~3,700 watches and no per-file state (chokidar,
-// used before, stat-ed and watched every file: 4.6 s and 225 MB to start;
-// chokidar 5 set to watch directories only still stat-s every entry and keeps
-// state per directory: 2.9-4.6 s and 202-207 MB, measured against this one in
-// the same sitting, docs/benchmarks.md step 13).
-// No polling: an idle daemon costs ~0 % CPU. Kept from the chokidar days:
+// one watch per directory is enough, and nothing is kept per file. chokidar,
+// used before, stat-s every entry and keeps state per file or directory, and
+// started slower and larger (measured in docs/benchmarks.md; README says why
+// it is not used).
+// No polling: an idle daemon uses no CPU. Kept from the chokidar days:
 //  - every burst of add/change events on a file is followed by one trailing
-//    `change` 60 ms after its last event (trailing-changes.ts says why);
+//    `change` shortly after its last event (trailing-changes.ts says why);
 //  - a root that does not exist yet is watched through its nearest existing
 //    ancestor until it appears, and again after it is deleted (root-anchors.ts).
 // The start-up walk (synchronous, see dir-walk.ts) starts each watch before

@@ -8,7 +8,7 @@ import { UserError } from '../core/user-error.js';
 
 // @opentelemetry/resources (with its detectors, api, core and semantic
 // conventions) is loaded when a resource is first built, not with this
-// module: its loading took ~80 ms of CPU, and a dry run needs no resource, nor
+// module: its loading is a large share of start-up, and a dry run needs no resource, nor
 // does the config loader, which imports parseKeyValueList from here.
 const require = createRequire(import.meta.url);
 const resources = (): typeof import('@opentelemetry/resources') =>

@@ -1,8 +1,8 @@
 // The trailing `change` the directory watcher sends after every burst of
-// add/change events on a file, 60 ms after its last event (kept from the
+// add/change events on a file, shortly after its last event (kept from the
 // chokidar days): a safety net should the platform merge or drop an event of
 // a write racing the read that the previous event started. A one-shot timer
-// per burst, not a polling loop: an idle daemon costs ~0 % CPU.
+// per burst, not a polling loop: an idle daemon uses no CPU.
 export class TrailingChanges {
   private readonly timers = new Map<string, NodeJS.Timeout>();
 

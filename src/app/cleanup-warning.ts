@@ -33,7 +33,7 @@ const settingsFileOf = (projectDir: string): string =>
 
 /**
  * Whether some turn of the session was never delivered. Read in segments, as
- * export reads it (a 1 GB transcript read whole held ~1 GB), main file only
+ * export reads it (a transcript read whole is held whole), main file only
  * (a turn's id is its prompt's), and no further than the first such turn.
  */
 async function turnsUndelivered(files: SessionFiles, delivered: Set<string>): Promise<boolean> {

@@ -26,9 +26,9 @@ const NEWLINE = 0x0a;
 const CR = 0x0d;
 
 /**
- * A class rather than a closure with getters: a reader of 10,000 small files
- * makes a splitter per file, and an object literal with accessors and fresh
- * closures cost several microseconds each (issue 15).
+ * A class rather than a closure with getters: a reader of thousands of small
+ * files makes a splitter per file, and an object literal with accessors and
+ * fresh closures is far dearer to make (docs/benchmarks.md).
  */
 class ChunkSplitter implements LineSplitter {
   private pending: Buffer[] = [];

@@ -48,8 +48,8 @@ const clip = (s: string): string => (s.length > limit ? detach(clipAtBoundary(s,
 /**
  * A copy of a string that holds no reference to the one it was cut from. V8
  * makes a slice a view of its parent: a clipped 1 KB text would keep a 200 KB
- * tool result alive for the whole session (measured: a fifth of the heap of a
- * 100 MB session). Flattening a concatenation copies the characters out.
+ * tool result alive for the whole session (docs/benchmarks.md). Flattening a
+ * concatenation copies the characters out.
  */
 function detach(s: string): string {
   return `${s} `.slice(0, -1);
@@ -199,8 +199,7 @@ const forkedFrom = (o: Json): string | null => str(fieldOf(fieldOf(o, 'forkedFro
  * and a read of its own would have no feedback until the first forked line,
  * which then threw away the optimised code of the record's parser (forkedFrom
  * is inlined there). This read has seen records of many shapes before that
- * line and is compiled as a generic one (step 44 in docs/benchmarks.md). A
- * typeof test rather than isObject: fewer calls to inline into every parser.
+ * line and is compiled as a generic one. A typeof test rather than isObject: fewer calls to inline into every parser.
  */
 const fieldOf = (v: unknown, key: string): unknown =>
   typeof v === 'object' && v !== null ? (v as Json)[key] : undefined;
@@ -422,8 +421,8 @@ export interface ParseOptions {
 }
 
 /**
- * Record types Claude Code is known to write that ccotel reads no further
- * (transcript-format.md §3, issue 12). Any other type is reported by name.
+ * Record types Claude Code is known to write that ccotel reads no further.
+ * Any other type is reported by name.
  */
 export const KNOWN_TYPES: ReadonlySet<string> = new Set([
   'summary',

@@ -146,7 +146,7 @@ function part(tokens: number, rate: number | undefined): number | null {
 
 /**
  * priceFor, remembered per table and model id: costOf runs for every response
- * and each lookup walked the table with a regex (5 % of building spans).
+ * and each lookup walked the table with a regex.
  * Keyed by the models array, which a validated table never changes.
  */
 const pricesSeen = new WeakMap<ModelPrice[], Map<string, ModelPrice | null>>();

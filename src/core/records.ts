@@ -1,5 +1,5 @@
 // The projection of one transcript line that the rest of ccotel reads.
-// Real lines carry far more (see shared research transcript-format.md); we keep
+// Real lines carry far more (docs/spans.md lists what is read); we keep
 // only what the waterfall, the spans and the live state need, so that large
 // payloads (file contents, base64 images) are dropped right after parsing.
 

@@ -11,8 +11,8 @@
 //   guarded by a lookbehind that excludes the body class (so a run of body characters can be
 //   entered at one position only). Where a quantifier is followed by something that can match
 //   the same characters, one side is bounded (`{0,40}`) or the scan is lazy and stops on a
-//   short alternation, so each position is tried a bounded number of times. This keeps a 5 MB
-//   tool output, or 100k repeated `=`, at about one pass per pattern.
+//   short alternation, so each position is tried a bounded number of times. This keeps a tool
+//   output of megabytes, or a long run of `=`, at about one pass per pattern.
 // * Each pattern has a cheap literal hint that is a necessary condition for a match; most
 //   strings in a transcript (paths, ids, short labels) skip the regex entirely.
 // * Specific token formats run before generic `key=value` rules so that the marker names the

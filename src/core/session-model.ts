@@ -34,7 +34,7 @@ export interface ToolCall {
   input: Record<string, unknown>;
   /**
    * The call's short label, null until first asked for (callLabel, labels.ts):
-   * a dry run counts spans and never reads it, and making it was 3 % of one.
+   * a dry run counts spans and never reads it.
    */
   label: string | null;
   /** The cwd of the line that made the call: its label's paths are shown relative to it. */

@@ -1,6 +1,6 @@
 // The live foreground state of a session: whose move is it? The live
 // counterpart of turn-end.ts (which classifies finished turns for the
-// converter), read the way the seed says: parse without aborting, keep event
+// converter), read by these rules: parse without aborting, keep event
 // time, a sidechain finish is no hand-off, API errors are their own state,
 // and a completion holds only while nothing later supersedes it.
 //
@@ -192,8 +192,7 @@ function onSystem(s: LiveStatus, rec: SystemRecord): void {
  * A record of a local command's block. Its own function, called for every such
  * record, so that the rare case in it (an output before any conversation) is
  * not compiled into accept() (session-state.ts), where stepStatus is inlined:
- * the first such output threw away accept's optimised code (step 44 in
- * docs/benchmarks.md).
+ * the first such output threw away accept's optimised code.
  */
 function onLocalCommand(s: LiveStatus, role: LocalCommandRole): LiveStatus {
   // The client printed a command's output and returned to the prompt: with no

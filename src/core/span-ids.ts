@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 /**
  * node:crypto is loaded by the first hash: a dry run with nothing to compare
  * hashes nothing (it counts spans and tells turns apart by prompt uuid), and
- * importing crypto cost it 1.5 % of its instructions over small sessions (issue 15).
+ * importing crypto is a measurable part of one over small sessions.
  */
 const require = createRequire(import.meta.url);
 let hash: typeof import('node:crypto').hash | null = null;
@@ -21,7 +21,7 @@ export function sha256Hex(data: string | Uint8Array): string {
 const ZERO = 48; // '0'
 
 function hexOf(input: string, length: 32 | 16): string {
-  // One-shot hash(): a createHash() object per id cost 4% of a conversion's CPU.
+  // One-shot hash(): a createHash() object per id was a visible share of a conversion.
   const hex = sha256Hex(input).slice(0, length);
   // An all-zero id is invalid in W3C trace context; vanishingly rare, but guard it.
   return hex.charCodeAt(0) === ZERO && /^0+$/.test(hex) ? `${'0'.repeat(length - 1)}1` : hex;

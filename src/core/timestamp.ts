@@ -1,6 +1,6 @@
 // Transcript timestamps → epoch milliseconds. Claude Code writes every one as
 // `YYYY-MM-DDTHH:MM:SS.mmmZ`; reading that form by its digits costs a fraction
-// of `Date.parse` (1.3 % of an export's CPU, issue 15). Any other form, and any
+// of `Date.parse`, which showed in an export's profile. Any other form, and any
 // digit out of the plain ranges, goes to `Date.parse`: the result is always
 // exactly what `Date.parse` returns.
 

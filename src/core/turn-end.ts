@@ -1,4 +1,4 @@
-// How a turn ended, read the way the live-state seed says: a sidechain finish
+// How a turn ended, read by the live-state rules (session-status.ts): a sidechain finish
 // is no hand-off, API errors are their own state, and a completion holds only
 // if nothing later supersedes it.
 import type { TranscriptRecord } from './records.js';

@@ -1,7 +1,7 @@
 // A set of the uuids a session has seen, in 16 bytes each. A session read in
 // segments keeps this set for its whole length (a line repeated far later is
-// still a duplicate): as a Set<string> it cost ~80 bytes a uuid, 40 MB for a
-// 1 GB transcript. Canonical uuids are stored as their 128 bits in an
+// still a duplicate): as a Set<string> it cost five times as much per uuid,
+// which adds up over a transcript of gigabytes. Canonical uuids are stored as their 128 bits in an
 // open-addressed table of Int32 words; anything else falls back to a Set.
 // Exact: no fingerprint, so no false duplicate can ever drop a line.
 
@@ -15,7 +15,7 @@ function nibble(code: number): number {
 /**
  * Fills `out` with the four 32-bit words of a canonical lower-case uuid and
  * returns true, or returns false for any other string. (A regex test and
- * four parseInt calls per line cost 2% of a conversion.)
+ * four parseInt calls per line showed in a conversion's profile.)
  */
 function wordsOf(uuid: string, out: Int32Array): boolean {
   if (uuid.length !== 36) return false;
@@ -48,8 +48,8 @@ function slotOf(a: number, b: number, c: number, d: number, slots: number): numb
 
 /**
  * Slots a new set starts with. A session has a few hundred uuids on average:
- * a table sized for thousands (64 KB, zeroed) cost more, over thousands of
- * small sessions, than growing the few large ones (issue 15).
+ * a table sized for thousands (zeroed on creation) cost more, over thousands
+ * of small sessions, than growing the few large ones.
  */
 const INITIAL_SLOTS = 64;
 
@@ -114,8 +114,7 @@ export class UuidSet {
       if ((w0 | w1 | w2 | w3) === 0) break;
       // One expression, all four words compared every time: with `&&` the
       // later words went unread until a first match (a duplicate line), whose
-      // deoptimisation and second compile of visit() cost 0.8 % of a dry run of
-      // small sessions (issue 15).
+      // deoptimisation and second compile of visit() cost more than the reads.
       if (((w0 ^ a) | (w1 ^ b) | (w2 ^ c) | (w3 ^ d)) === 0) return true;
       at = (at + 4) & ((mask << 2) | 3);
     }

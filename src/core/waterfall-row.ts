@@ -1,4 +1,4 @@
-// The seed spec's output model, every field. Times are Unix milliseconds.
+// What `show` draws and prints as JSON (docs/show.md), every field. Times are Unix milliseconds.
 
 export type RowStatus = 'running' | 'success' | 'error';
 

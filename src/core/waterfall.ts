@@ -1,4 +1,4 @@
-// Session model → the seed's waterfall rows: the main thread's calls in start
+// Session model → waterfall rows (docs/show.md): the main thread's calls in start
 // order, each Task/Agent call an agent row holding its sub-agent's calls.
 import { needsOwnRow, totalInput } from './assemble.js';
 import { callLabel } from './labels.js';
