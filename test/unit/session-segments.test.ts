@@ -11,7 +11,8 @@ import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { findSessions, type SessionFiles } from '../../src/adapters/session-files.js';
 import type { PriceTable } from '../../src/core/pricing.js';
 import type { SpanOptions } from '../../src/core/span-data.js';
-import { sessionSpans, streamSessionSpans, type TurnSpans } from '../../src/app/session-spans.js';
+import type { TurnSpans } from '../../src/app/session-spans.js';
+import { sessionSpans, streamSessionSpans } from '../support/whole-session.js';
 
 const SESSION = '5e55e55e-0000-4000-8000-000000000000';
 const AGENT = 'a1b2c3d4e5f6a7b8c';

@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { finishSegment, wholeSession, type SegmentCarry } from '../../core/assemble.js';
 import { parseAgentMeta } from '../../core/agent-meta.js';
 import type { Line } from '../../core/line-splitter.js';
-import { parseRecord, type ParseOptions } from '../../core/parse-record.js';
+import type { ParseOptions } from '../../core/parse-record.js';
 import { windowsOf, type PriceTable } from '../../core/pricing.js';
 import { costSession, type SessionCosts } from '../../core/session-cost.js';
 import type { SessionModel } from '../../core/session-model.js';
@@ -16,18 +16,24 @@ import {
   addAgentMeta,
   createSessionState,
   registerAgentFile,
-  step,
-  type Entry,
   type SessionState,
 } from '../../core/session-state.js';
-import { isRealPrompt } from '../../core/prompts.js';
 import type { SpanData, SpanOptions } from '../../core/span-data.js';
 import { traceIdFor } from '../../core/span-ids.js';
 import { buildTurnSpans } from '../../core/spans.js';
 import { turnFinality, type FlushMode } from '../../core/finality.js';
 import { createThreads, observe, type Threads } from '../../core/thread-progress.js';
 import { turnsWithChangedWindow } from '../../core/context-window.js';
-import { applyFold, foldPoint, planFold } from '../../core/session-fold.js';
+import {
+  commitCut,
+  createSessionReader,
+  cutBefore,
+  foldLines,
+  lastTurnStart,
+  secondToLastPrompt,
+  type Cut,
+  type SessionReader,
+} from '../../core/session-reader.js';
 import { AGENT_FILE, agentIdOfMeta } from '../../core/turn-lifecycle.js';
 import { createFileTailer, type FileTailer } from '../../adapters/file-tailer.js';
 import { readWhole } from '../../adapters/file-info.js';
@@ -87,26 +93,13 @@ function roleOf(path: string, sessionKey: string): { role: Role; agentId: string
 /** Records held while reading history at start-up before a fold is tried: export's segment size. */
 const HISTORY_FOLD_RECORDS = 5_000;
 
-/** Index of the second-to-last main-thread real prompt among the entries, or null. */
-function secondToLastPrompt(entries: readonly Entry[]): number | null {
-  let seen = 0;
-  for (let i = entries.length - 1; i >= 0; i -= 1) {
-    const e = entries[i];
-    if (e === undefined || e.agentKey !== null || !isRealPrompt(e.rec)) continue;
-    seen += 1;
-    if (seen === 2) return i;
-  }
-  return null;
-}
-
 export class SessionTracker {
   readonly key: string;
   readonly sessionId: string;
   private readonly ctx: TrackerContext;
   private readonly files = new Map<string, TrackedFile>();
-  private state: SessionState;
-  /** What the turns folded away (session-fold.ts) leave to the entries held. */
-  private carry: SegmentCarry;
+  /** The session read so far, the turns folded away left in its carry (core/session-reader.ts). */
+  private reader: SessionReader;
   private threads: Threads = createThreads();
   /** The last turn at which a fold was refused: tried again once a newer turn opens. */
   private foldRefusedAt = -1;
@@ -130,8 +123,10 @@ export class SessionTracker {
     this.key = key;
     this.sessionId = sessionId;
     this.ctx = ctx;
-    this.state = createSessionState(sessionId, key);
-    this.carry = wholeSession(windowsOf(ctx.prices));
+    this.reader = createSessionReader(
+      createSessionState(sessionId, key),
+      wholeSession(windowsOf(ctx.prices)),
+    );
     this.skip = record.skip;
     this.baseline = record.baseline;
     this.savedMarks = new Map(Object.entries(record.turns));
@@ -139,7 +134,15 @@ export class SessionTracker {
     for (const path of Object.keys(record.files)) this.addFile(path);
   }
 
-  /** Entries held now: only the turns not folded away (session-fold.ts). */
+  private get state(): SessionState {
+    return this.reader.state;
+  }
+
+  private get carry(): SegmentCarry {
+    return this.reader.carry;
+  }
+
+  /** Entries held now: only the turns not folded away. */
   get heldEntries(): number {
     return this.state.entries.length;
   }
@@ -170,8 +173,10 @@ export class SessionTracker {
 
   /** Reads every file of the session from byte 0 (first load, or after a reset). */
   async load(): Promise<void> {
-    this.state = createSessionState(this.sessionId, this.key);
-    this.carry = wholeSession(windowsOf(this.ctx.prices));
+    this.reader = createSessionReader(
+      createSessionState(this.sessionId, this.key),
+      wholeSession(windowsOf(this.ctx.prices)),
+    );
     this.foldRefusedAt = -1;
     this.threads = createThreads();
     this.agentSeen.clear();
@@ -190,13 +195,13 @@ export class SessionTracker {
       main.tailer = createFileTailer(main.path);
       if (this.baseline !== null) {
         // First start: turns that had ended by then are history, not ours to send.
-        await main.tailer.read(this.historyFeed(main, Infinity), this.baseline);
+        await main.tailer.read(this.readHistory(main, Infinity), this.baseline);
         this.skip = finishSegment(this.state, this.carry).model.turns.filter(
           (t) => t.endState !== 'open',
         ).length;
         this.baseline = null;
       }
-      await main.tailer.read(this.historyFeed(main, this.skip));
+      await main.tailer.read(this.readHistory(main, this.skip));
     }
     for (const f of files) {
       if (f.role !== 'agent') continue;
@@ -277,7 +282,7 @@ export class SessionTracker {
    * read after the main file: one of a folded turn is placed in the first
    * turn held, itself history, as export places an agent that comes late.
    */
-  private historyFeed(f: TrackedFile, historyTurns: number): (lines: Line[]) => void {
+  private readHistory(f: TrackedFile, historyTurns: number): (lines: Line[]) => void {
     const feed = this.feed(f);
     const every = this.ctx.historyFoldRecords ?? HISTORY_FOLD_RECORDS;
     let nextTry = every;
@@ -287,10 +292,9 @@ export class SessionTracker {
       if (entries.length < nextTry) return;
       nextTry = entries.length + Math.ceil(every / 4);
       const at = secondToLastPrompt(entries);
-      const plan = at === null ? null : planFold(this.state, this.carry, at);
-      if (plan === null || plan.carry.priorTurns.length >= historyTurns) return;
-      applyFold(this.state, plan);
-      this.carry = plan.carry;
+      const cut = at === null ? null : this.cutAt(at);
+      if (cut === null || cut.carry.priorTurns.length >= historyTurns) return;
+      commitCut(this.reader, cut);
       nextTry = this.state.entries.length + every;
     };
   }
@@ -298,10 +302,7 @@ export class SessionTracker {
   private feed(f: TrackedFile): (lines: Line[]) => void {
     const source = { file: f.path, agentId: f.role === 'agent' ? f.agentId : null };
     return (lines) => {
-      for (const line of lines) {
-        if (line.text.trim() === '') continue;
-        step(this.state, source, line.number, parseRecord(line.text, this.ctx.parse));
-      }
+      foldLines(this.reader, source, lines, 0, this.ctx.parse, Infinity);
       this.ctx.malformed?.see(this.state.warnings);
     };
   }
@@ -352,40 +353,32 @@ export class SessionTracker {
       if (turn === undefined || this.books.get(traceIdFor(turn.promptUuid))?.finished !== true)
         return;
     }
-    const at = foldPoint(this.state, model);
-    const plan = at === null ? null : planFold(this.state, this.carry, at);
-    if (plan === null || !this.foldKeepsTurn(model, last, plan)) {
+    const at = lastTurnStart(this.state, model);
+    const cut = at === null ? null : this.cutAt(at);
+    if (cut === null || !this.foldKeepsTurn(model, last, cut)) {
       this.foldRefusedAt = last;
       return;
     }
-    applyFold(this.state, plan);
-    this.carry = plan.carry;
+    commitCut(this.reader, cut);
     // What the thread view knew of the folded turns is needed no more: read the held entries afresh.
     this.threads = createThreads();
     observe(this.threads, this.state.entries);
-    this.caughtUp = Math.max(0, this.caughtUp - plan.dropped);
+    this.caughtUp = Math.max(0, this.caughtUp - cut.dropped);
     for (const [traceId, book] of this.books)
       if (book.turnIndex < last && !this.remembers(book)) this.books.delete(traceId);
     for (const key of [...this.agentSeen.keys()])
       if ((model.agents.get(key)?.turnIndex ?? last) < last) this.agentSeen.delete(key);
   }
 
+  /** The one cut rule (core/session-reader.ts) before the held entry `at`, a main-thread prompt. */
+  private cutAt(at: number): Cut | null {
+    const prompt = this.state.entries[at]?.rec;
+    return prompt === undefined ? null : cutBefore(this.state, this.carry, at, prompt);
+  }
+
   /** Whether the last turn's spans come out the same from the folded state. */
-  private foldKeepsTurn(
-    model: SessionModel,
-    last: number,
-    plan: NonNullable<ReturnType<typeof planFold>>,
-  ): boolean {
-    const folded = finishSegment(
-      {
-        ...this.state,
-        entries: plan.entries,
-        infoBase: plan.infoBase,
-        infoMarks: plan.infoMarks,
-        uuidTime: plan.uuidTime,
-      },
-      plan.carry,
-    ).model;
+  private foldKeepsTurn(model: SessionModel, last: number, cut: Cut): boolean {
+    const folded = finishSegment({ ...this.state, ...cut.rest }, cut.carry).model;
     if (folded.contextWindow !== model.contextWindow) return false;
     const spansOf = (m: SessionModel): string =>
       digestOf(buildTurnSpans(m, last, costSession(m, this.ctx.prices), this.ctx.spanOptions));
