@@ -32,15 +32,15 @@ export interface SessionReader {
   /** What the turns cut away leave to the entries held. */
   carry: SegmentCarry;
   /** The record foldLines() stopped before (a prompt a cut may come before), not folded in yet. */
-  held: ParseOutcome & { kind: 'record' };
-  /** Its line number; 0 when nothing is held. */
+  held: HeldRecord | null;
+  /** Its line number. */
   heldLine: number;
 }
 
-const NOTHING_HELD = { kind: 'record', record: null } as unknown as SessionReader['held'];
+type HeldRecord = ParseOutcome & { kind: 'record' };
 
 export function createSessionReader(state: SessionState, carry: SegmentCarry): SessionReader {
-  return { state, carry, held: NOTHING_HELD, heldLine: 0 };
+  return { state, carry, held: null, heldLine: 0 };
 }
 
 /**
@@ -48,7 +48,7 @@ export function createSessionReader(state: SessionState, carry: SegmentCarry): S
  * prompt that step() will keep (not history copied from a fork, not a
  * repeated uuid), so that it opens a turn.
  */
-function mayCutBefore(state: SessionState, outcome: ParseOutcome): boolean {
+function mayCutBefore(state: SessionState, outcome: ParseOutcome): outcome is HeldRecord {
   if (outcome.kind !== 'record') return false;
   const rec = outcome.record;
   if (!isRealPrompt(rec)) return false;
@@ -75,7 +75,7 @@ export function foldLines(
     if (line.text.trim() === '') continue;
     const outcome = parseRecord(line.text, parse);
     if (state.entries.length >= cutFrom && mayCutBefore(state, outcome)) {
-      reader.held = outcome as SessionReader['held'];
+      reader.held = outcome;
       reader.heldLine = line.number;
       return i;
     }
@@ -86,15 +86,14 @@ export function foldLines(
 
 /** Folds in the record foldLines() stopped before. */
 export function foldHeld(reader: SessionReader, source: LineSource): void {
-  if (reader.heldLine === 0) return;
+  if (reader.held === null) return;
   step(reader.state, source, reader.heldLine, reader.held);
-  reader.held = NOTHING_HELD;
-  reader.heldLine = 0;
+  reader.held = null;
 }
 
 /** The prompt foldLines() stopped before: a cut before it is one at the end of the entries. */
 export function heldPrompt(reader: SessionReader): TranscriptRecord | null {
-  return reader.heldLine === 0 ? null : reader.held.record;
+  return reader.held === null ? null : reader.held.record;
 }
 
 export interface Cut {
