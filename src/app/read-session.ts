@@ -39,9 +39,8 @@ import { firstLineValue, readSmallFileSync } from '../adapters/file-info.js';
 import { openLines, yieldIfHeld, type LineFile } from '../adapters/read-lines.js';
 
 /**
- * Records a segment holds before the reader tries to cut it (~10 MB of
- * transcript): fewer left less garbage between collections, fewer still
- * gained nothing (docs/benchmarks.md).
+ * Records a segment holds before the reader tries to cut it: fewer left less
+ * garbage between collections, fewer still gained nothing (docs/benchmarks.md).
  */
 export const SEGMENT_RECORDS = 5_000;
 const FORCE_FACTOR = 4;
