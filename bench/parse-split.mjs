@@ -23,15 +23,20 @@ const DIST = new URL('../dist/', import.meta.url);
 
 /** Reads `file` through ccotel's reader, handing each line batch's outcomes to `sink`. */
 async function parseFile(file, sink) {
-  const [{ readLines }, { parseRecord }] = await Promise.all([
+  const [{ openLines }, { parseRecord }] = await Promise.all([
     import(new URL('adapters/read-lines.js', DIST).href),
     import(new URL('core/parse-record.js', DIST).href),
   ]);
-  await readLines(file, (lines) => {
-    const outcomes = [];
-    for (const line of lines) if (line.text !== '') outcomes.push(parseRecord(line.text));
-    sink(outcomes);
-  });
+  const lines = openLines(file);
+  try {
+    for (let batch = lines.next(); batch !== null; batch = lines.next()) {
+      const outcomes = [];
+      for (const line of batch) if (line.text !== '') outcomes.push(parseRecord(line.text));
+      sink(outcomes);
+    }
+  } finally {
+    lines.close();
+  }
 }
 
 async function naive(files) {

@@ -14,7 +14,7 @@ const [
   r,
 ] = await Promise.all([
   dist('app/resolve-target.js'),
-  dist('app/load-session.js'),
+  import('./whole-session.mjs'),
   dist('core/assemble.js'),
   dist('adapters/price-file.js'),
   dist('core/pricing.js'),

@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { UserError } from '../../dist/core/user-error.js';
 import { encodeSpanFields } from '../../dist/adapters/otlp-encode.js';
-import { sessionSpans } from '../../dist/app/session-spans.js';
+import { sessionSpans } from './whole-session.mjs';
 export function encodeSession(s) {
   const { turns, ...rest } = slimSessionSpans(s);
   const all = turns.flatMap((t) => t.spans);

@@ -3,7 +3,7 @@
 // sent, one message each, and answers with what the caller needs of them:
 // spans, or spans already encoded as OTLP protobuf (handed over, not copied).
 import { parentPort, workerData } from 'node:worker_threads';
-import { sessionSpans } from '../../dist/app/session-spans.js';
+import { sessionSpans } from './whole-session.mjs';
 import { encodeSession, slimSessionSpans } from './session-spans-pool.mjs';
 const { prices, options, encode } = workerData;
 // Loaded and listening: the pool starts sending sessions.

@@ -107,7 +107,7 @@ async function convert({
     reference,
   ] = await Promise.all([
     dist('adapters/session-files.js'),
-    dist('app/session-spans.js'),
+    import('./whole-session.mjs'),
     dist('adapters/otlp-encode.js'),
     dist('app/export.js'),
     import('./session-spans-pool.mjs'),
@@ -232,7 +232,7 @@ async function send({ dir, url, compression = 'none' }) {
   const [{ findSessions }, { sessionSpans }, { encodeSpans }, { MAX_BATCH_SPANS }, { sendOtlp }] =
     await Promise.all([
       dist('adapters/session-files.js'),
-      dist('app/session-spans.js'),
+      import('./whole-session.mjs'),
       dist('adapters/otlp-encode.js'),
       dist('app/export.js'),
       dist('adapters/otlp-http-sender.js'),
@@ -289,7 +289,7 @@ async function stages({ dir, content = 'labels' }) {
   const [{ findSessions }, { loadSession }, { finish }, spans, { loadPriceTable }] =
     await Promise.all([
       dist('adapters/session-files.js'),
-      dist('app/load-session.js'),
+      import('./whole-session.mjs'),
       dist('core/assemble.js'),
       dist('app/session-spans.js'),
       dist('adapters/price-file.js'),
@@ -341,7 +341,7 @@ async function phases({ dir }) {
     { MAX_BATCH_SPANS },
   ] = await Promise.all([
     dist('adapters/session-files.js'),
-    dist('app/load-session.js'),
+    import('./whole-session.mjs'),
     dist('core/assemble.js'),
     dist('app/session-spans.js'),
     dist('adapters/otlp-encode.js'),

@@ -1,16 +1,15 @@
-// Streams a file as complete lines: a 1 GB transcript is never held whole.
-// An unterminated last line is "not yet written": it is not yielded, and its
-// byte count is reported so a tailer can resume before it.
+// Reads a file as batches of complete lines, pulled one chunk at a time: a
+// 1 GB transcript is never held whole, and a reader that stops early (or
+// waits while a segment is sent) simply stops pulling. An unterminated last
+// line is "not yet written": it is not handed over, and its byte count is
+// reported so a tailer can resume before it.
 //
-// Reads are synchronous, into one reused 1 MB buffer, yielding to the event
-// loop whenever reading has held it for 20 ms (across files: a backfill of
-// thousands of small files must not starve timers and sockets either).
-// Measured on the 200 MB benchmark corpus (6,800 files, mostly small): a read
-// stream per file costs ~5 thread-pool round trips and a fresh buffer each,
-// which made reading alone several times slower than parsing; a reused buffer
-// also spares the page faults of fresh allocations (docs/benchmarks.md).
+// Reads are synchronous, into one reused buffer (a read stream per file cost
+// thread-pool round trips and a fresh buffer each: docs/benchmarks.md); the
+// caller gives the event loop its turn through yieldIfHeld(), across files, so
+// a backfill of thousands of small files does not starve timers and sockets.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { createLineSplitter, type Line } from '../core/line-splitter.js';
+import { createLineSplitter, type Line, type LineSplitter } from '../core/line-splitter.js';
 
 export interface ReadLinesResult {
   /** Offset just past the last complete line. */
@@ -27,60 +26,75 @@ const YIELD_AFTER_MS = 20;
 let heldSince = performance.now();
 
 /**
- * Shared by every call: each chunk is read and fully split into strings (the
- * splitter copies any unterminated tail) before anything is awaited, so no
- * call can see another's bytes.
+ * Shared by every file open: each chunk is read and fully split into strings
+ * (the splitter copies any unterminated tail) before next() returns, so no
+ * file can see another's bytes.
  */
 let shared: Buffer | null = null;
 
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Feeds the file from `start` to `take`, one chunk at a time, into a reused buffer. */
-async function readChunks(
-  file: string,
-  start: number,
-  take: (chunk: Buffer) => void | Promise<void>,
-): Promise<void> {
-  const fd = openSync(file, 'r');
-  try {
-    let position = start;
-    for (;;) {
-      const buffer = (shared ??= Buffer.allocUnsafe(CHUNK));
-      const read = readSync(fd, buffer, 0, CHUNK, position);
-      if (read === 0) break;
-      position += read;
-      const taken = take(buffer.subarray(0, read));
-      if (taken !== undefined) await taken;
-      if (performance.now() - heldSince >= YIELD_AFTER_MS) {
-        await yieldToLoop();
-        heldSince = performance.now();
-      }
-    }
-  } finally {
-    closeSync(fd);
+/**
+ * A promise to await when reading has held the event loop long enough,
+ * else undefined (no microtask for the common case).
+ */
+export function yieldIfHeld(): Promise<void> | undefined {
+  if (performance.now() - heldSince < YIELD_AFTER_MS) return undefined;
+  return yieldToLoop().then(() => {
+    heldSince = performance.now();
+  });
+}
+
+/** An open file read as line batches; close() it when done, also when stopping early. */
+export interface LineFile {
+  /** The next chunk's complete lines (maybe none), or null at the end of the file. */
+  next(): Line[] | null;
+  /** Where reading stands: after next() gave null, the whole file's. */
+  result(): ReadLinesResult;
+  close(): void;
+}
+
+class OpenLines implements LineFile {
+  private readonly splitter: LineSplitter;
+  private fd: number | null;
+  private position: number;
+  private nextLine: number;
+
+  constructor(file: string, start: number, startLine: number) {
+    this.fd = openSync(file, 'r');
+    this.splitter = createLineSplitter(start, startLine);
+    this.position = start;
+    this.nextLine = startLine;
+  }
+
+  next(): Line[] | null {
+    if (this.fd === null) return null;
+    const buffer = (shared ??= Buffer.allocUnsafe(CHUNK));
+    const read = readSync(this.fd, buffer, 0, CHUNK, this.position);
+    if (read === 0) return null;
+    this.position += read;
+    const lines = this.splitter.push(buffer.subarray(0, read));
+    const last = lines[lines.length - 1];
+    if (last !== undefined) this.nextLine = last.number + 1;
+    return lines;
+  }
+
+  result(): ReadLinesResult {
+    const { splitter } = this;
+    return {
+      consumed: splitter.consumed,
+      nextLine: this.nextLine,
+      pendingBytes: splitter.pendingBytes,
+    };
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
   }
 }
 
-/**
- * Calls onLines for each batch of complete lines, from `start` (byte offset)
- * on; when it returns a promise, reading waits for it (a consumer exporting as
- * it reads holds the reader back instead of queueing).
- */
-export async function readLines(
-  file: string,
-  onLines: (lines: Line[]) => void | Promise<void>,
-  start = 0,
-  startLine = 1,
-): Promise<ReadLinesResult> {
-  const splitter = createLineSplitter(start, startLine);
-  let nextLine = startLine;
-  await readChunks(file, start, (chunk) => {
-    const lines = splitter.push(chunk);
-    if (lines.length > 0) {
-      nextLine = (lines[lines.length - 1]?.number ?? nextLine) + 1;
-      return onLines(lines);
-    }
-    return undefined;
-  });
-  return { consumed: splitter.consumed, nextLine, pendingBytes: splitter.pendingBytes };
+/** Opens `file` to be read from `start` (byte offset), numbering lines from `startLine`. */
+export function openLines(file: string, start = 0, startLine = 1): LineFile {
+  return new OpenLines(file, start, startLine);
 }

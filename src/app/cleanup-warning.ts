@@ -10,7 +10,7 @@ import { readCleanupPeriod, type CleanupPeriod } from '../adapters/claude-settin
 import { readDeliveredTraceIds } from '../adapters/delivered-turns.js';
 import { realPathOf } from '../adapters/projects-dir.js';
 import { findSessionsSync, statOrNull, type SessionFiles } from '../adapters/session-files.js';
-import { readSegments } from './session-segments.js';
+import { readSession } from './read-session.js';
 
 const DAY_MS = 86_400_000;
 /** Warned this many days before the cleanup would delete a transcript. */
@@ -37,18 +37,14 @@ const settingsFileOf = (projectDir: string): string =>
  * (a turn's id is its prompt's), and no further than the first such turn.
  */
 async function turnsUndelivered(files: SessionFiles, delivered: Set<string>): Promise<boolean> {
-  let undelivered = false;
-  await readSegments(
+  const read = readSession(
     { ...files, agentFiles: [], metaFiles: [] },
     { parse: { textLimit: 64, keepTexts: false } },
-    (model, firstTurn) => {
-      undelivered = model.turns
-        .slice(firstTurn)
-        .some((t) => !delivered.has(traceIdFor(t.promptUuid)));
-      return !undelivered;
-    },
   );
-  return undelivered;
+  for await (const { model, firstTurn } of read.segments())
+    if (model.turns.slice(firstTurn).some((t) => !delivered.has(traceIdFor(t.promptUuid))))
+      return true;
+  return false;
 }
 
 function listSessions(roots: string[]): SessionFiles[] {

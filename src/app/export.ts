@@ -17,7 +17,7 @@ import { limitHeapGrowth } from '../adapters/heap-growth.js';
 import { loadExportState } from './export-state.js';
 import { ExportRecorder } from './export-recorder.js';
 import { BatchSender, type DeliveryCounts } from './export-batches.js';
-import { streamSessionSpans, type SpanWork, type TurnSpans } from './session-spans.js';
+import { SessionSpansRead, type SpanWork, type TurnSpans } from './session-spans.js';
 import type { SpanSink } from './span-sink.js';
 import { DEFAULTS } from '../core/settings.js';
 
@@ -199,8 +199,10 @@ async function readAll(
   let stopped = false;
   let done = 0;
   for (const files of sessions) {
+    const read = new SessionSpansRead(files, options.prices, spanOptions, {}, work);
     let segments = 0;
-    const sendSegment = async (turns: TurnSpans[]): Promise<boolean> => {
+    // Turns are sent a segment at a time: a transcript of gigabytes is never held whole.
+    for await (const turns of read.turns()) {
       // A session long enough to be read in segments: its garbage, not what
       // export holds, made the peak RSS (heap-growth.ts). Smaller sessions
       // keep V8's default, which costs fewer collections.
@@ -210,17 +212,9 @@ async function readAll(
       }
       // Nothing more can be delivered: stop reading the session too.
       stopped = !(await sendTurns(turns));
-      return !stopped;
-    };
-    // Turns are sent a segment at a time: a transcript of gigabytes is never held whole.
-    const session = await streamSessionSpans(
-      files,
-      options.prices,
-      spanOptions,
-      sendSegment,
-      {},
-      work,
-    );
+      if (stopped) break;
+    }
+    const session = read.summary();
     summary.warnings.push(...session.warnings);
     for (const m of session.unknownModels) {
       if (!unknownModels.has(m)) options.onNote?.(`no price for model ${m}: its cost is left out`);

@@ -11,7 +11,7 @@ import type { ReadWarning, WaterfallRow } from '../core/waterfall-row.js';
 import type { SessionFiles } from '../adapters/session-files.js';
 import type { TurnSummary, WaterfallView } from './render/waterfall-view.js';
 import { assembleView, viewPart } from './build-view.js';
-import { readSegments, type SegmentReadOptions } from './session-segments.js';
+import { readSession, type SegmentReadOptions } from './read-session.js';
 
 export interface SegmentedView {
   view: WaterfallView;
@@ -32,18 +32,15 @@ export async function buildViewInSegments(
   const derived: ReadWarning[] = [];
   const unknown = new Set<string>();
   let last: SessionModel | null = null;
-  const read = await readSegments(
-    files,
-    { parse: {}, windowOf: windowsOf(prices), ...sizes },
-    (model, firstTurn) => {
-      const part = viewPart(model, prices, firstTurn);
-      for (const row of part.rows) rows.push(row);
-      for (const turn of part.turns) turns.push(turn);
-      for (const m of part.unknownModels) unknown.add(m);
-      derived.push(...(model.derivedWarnings ?? []));
-      last = model;
-    },
-  );
+  const read = readSession(files, { parse: {}, windowOf: windowsOf(prices), ...sizes });
+  for await (const { model, firstTurn } of read.segments()) {
+    const part = viewPart(model, prices, firstTurn);
+    for (const row of part.rows) rows.push(row);
+    for (const turn of part.turns) turns.push(turn);
+    for (const m of part.unknownModels) unknown.add(m);
+    derived.push(...(model.derivedWarnings ?? []));
+    last = model;
+  }
   const model = last as SessionModel | null;
   if (model === null) throw new Error(`no segment read from ${files.mainFile}`);
   // Read warnings are the session's; linking warnings are derived per segment, after them.

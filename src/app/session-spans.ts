@@ -2,7 +2,6 @@
 // the benchmarks and (per turn) the daemon.
 import { encodeSpanFields, type EncodedSpans } from '../adapters/otlp-protobuf.js';
 import { encodeJsonSpans } from '../adapters/otlp-json.js';
-import { finish } from '../core/assemble.js';
 import { windowsOf, type PriceTable } from '../core/pricing.js';
 import { costSession } from '../core/session-cost.js';
 import type { SessionModel } from '../core/session-model.js';
@@ -10,9 +9,8 @@ import type { SpanData, SpanOptions } from '../core/span-data.js';
 import { buildTurnSpans, countTurnSpans } from '../core/spans.js';
 import { sha256Hex, traceIdFor } from '../core/span-ids.js';
 import type { SessionFiles } from '../adapters/session-files.js';
-import { loadSession } from './load-session.js';
 import type { ParseOptions } from '../core/parse-record.js';
-import { readSegments, type SegmentReadOptions } from './session-segments.js';
+import { readSession, type SegmentReadOptions, type SessionRead } from './read-session.js';
 import type { ReadWarning } from '../core/waterfall-row.js';
 
 export interface TurnSpans {
@@ -34,13 +32,6 @@ export interface TurnSpans {
   encoded: EncodedSpans;
   /** Hash of the spans' content: a changed turn (it grew, it finished) hashes anew. */
   digest: string;
-}
-
-export interface SessionSpans {
-  model: SessionModel;
-  turns: TurnSpans[];
-  unknownModels: string[];
-  unterminated: string[];
 }
 
 /** Text kept per field while parsing: enough for labels, or for full content capture. */
@@ -140,57 +131,55 @@ export interface StreamedSession {
   segments: number;
   forcedCuts: number;
   lateAgents: number;
-  /** onTurns returned false: the rest of the session was not read. */
-  stopped: boolean;
 }
 
 /**
- * One session's spans, handed on a segment of turns at a time: what export
- * uses, so that a transcript of any size converts in bounded memory
- * (session-segments.ts). The same spans as sessionSpans(), turn for turn.
+ * One session's spans, a segment of turns at a time (read-session.ts), so
+ * that a transcript of any size converts in bounded memory: the caller pulls
+ * each segment's turns with `for await (… of read.turns())`, hands them on,
+ * and may stop pulling; summary() tells what was read. Reading and sending
+ * stay separate steps. The same spans as the whole session's, turn for turn.
  */
-export async function streamSessionSpans(
-  files: SessionFiles,
-  prices: PriceTable,
-  options: SpanOptions,
-  /** Returns false (or a promise of it) to stop reading the session. */
-  onTurns: (turns: TurnSpans[]) => void | boolean | Promise<void | boolean>,
-  segments: Omit<SegmentReadOptions, 'parse'> = {},
-  /** What each turn needs (see SpanWork): less than `encode` gives NOT_ENCODED and an empty digest. */
-  work: SpanWork = 'encode',
-): Promise<StreamedSession> {
-  const unknown = new Set<string>();
-  // Linking warnings are derived per segment, not read: kept after the read ones, as finish() does.
-  const derived: ReadWarning[] = [];
-  const read = await readSegments(
-    files,
-    { ...segments, parse: parseOptionsFor(options), windowOf: windowsOf(prices) },
-    (model, firstTurn) => {
-      const { turns, unknownModels } = spansOfModel(model, prices, options, firstTurn, work);
-      for (const m of unknownModels) unknown.add(m);
-      derived.push(...(model.derivedWarnings ?? []));
-      return onTurns(turns);
-    },
-  );
-  return {
-    unknownModels: [...unknown].sort(),
-    unterminated: read.unterminated,
-    warnings: derived.length === 0 ? read.state.warnings : [...read.state.warnings, ...derived],
-    ignoredLines: read.state.ignoredLines,
-    segments: read.segments,
-    forcedCuts: read.forcedCuts,
-    lateAgents: read.lateAgents,
-    stopped: read.stopped,
-  };
-}
+export class SessionSpansRead {
+  private readonly read: SessionRead;
+  private readonly unknown = new Set<string>();
+  /** Linking warnings are derived per segment, not read: kept after the read ones, as finish() does. */
+  private readonly derived: ReadWarning[] = [];
 
-export async function sessionSpans(
-  files: SessionFiles,
-  prices: PriceTable,
-  options: SpanOptions,
-): Promise<SessionSpans> {
-  const loaded = await loadSession(files, parseOptionsFor(options));
-  const model = finish(loaded.state, windowsOf(prices));
-  const { turns, unknownModels } = spansOfModel(model, prices, options);
-  return { model, turns, unknownModels, unterminated: loaded.unterminated };
+  constructor(
+    files: SessionFiles,
+    private readonly prices: PriceTable,
+    private readonly options: SpanOptions,
+    segments: Omit<SegmentReadOptions, 'parse'> = {},
+    /** What each turn needs (see SpanWork): less than `encode` gives NOT_ENCODED and an empty digest. */
+    private readonly work: SpanWork = 'encode',
+  ) {
+    this.read = readSession(files, {
+      ...segments,
+      parse: parseOptionsFor(options),
+      windowOf: windowsOf(prices),
+    });
+  }
+
+  async *turns(): AsyncGenerator<TurnSpans[], void, undefined> {
+    for await (const { model, firstTurn } of this.read.segments()) {
+      const spans = spansOfModel(model, this.prices, this.options, firstTurn, this.work);
+      for (const m of spans.unknownModels) this.unknown.add(m);
+      this.derived.push(...(model.derivedWarnings ?? []));
+      yield spans.turns;
+    }
+  }
+
+  summary(): StreamedSession {
+    const { read, derived } = this;
+    return {
+      unknownModels: [...this.unknown].sort(),
+      unterminated: read.unterminated,
+      warnings: derived.length === 0 ? read.state.warnings : [...read.state.warnings, ...derived],
+      ignoredLines: read.state.ignoredLines,
+      segments: read.segmentCount,
+      forcedCuts: read.forcedCuts,
+      lateAgents: read.lateAgents,
+    };
+  }
 }

@@ -19,7 +19,7 @@ import { loadPriceTable } from '../adapters/price-file.js';
 import { windowsOf } from '../core/pricing.js';
 import { buildViewInSegments } from './segmented-view.js';
 import { resolveSession } from './resolve-target.js';
-import { readSegments } from './session-segments.js';
+import { readSession } from './read-session.js';
 import { renderTerminalWaterfall } from './render/terminal-waterfall.js';
 import {
   describeFilter,
@@ -108,27 +108,20 @@ async function streamJson(
     opened = true;
     write(`{"sessionId":${JSON.stringify(sessionId)},"rows":[`);
   };
-  const read = await readSegments(
-    files,
-    {
-      parse: {},
-      windowOf: windowsOf(prices),
-      ...sizes,
-    },
-    async (model) => {
-      open(model.sessionId);
-      for (const m of costSession(model, prices).unknownModels) unknown.add(m);
-      // Session-wide facts: the state carries them, the last segment has them all.
-      info = model.sessionInfo ?? {};
-      unknownTypes = model.unknownRecordTypes ?? {};
-      lastMode = lastPromptModeOf(model.turns) ?? lastMode;
-      derivedWarnings.push(...(model.derivedWarnings ?? []));
-      const rows = buildWaterfall(model).map((row) => JSON.stringify(row));
-      if (rows.length > 0) write(`${rowCount > 0 ? ',' : ''}${rows.join(',')}`);
-      rowCount += rows.length;
-      await drained();
-    },
-  );
+  const read = readSession(files, { parse: {}, windowOf: windowsOf(prices), ...sizes });
+  for await (const { model } of read.segments()) {
+    open(model.sessionId);
+    for (const m of costSession(model, prices).unknownModels) unknown.add(m);
+    // Session-wide facts: the state carries them, the last segment has them all.
+    info = model.sessionInfo ?? {};
+    unknownTypes = model.unknownRecordTypes ?? {};
+    lastMode = lastPromptModeOf(model.turns) ?? lastMode;
+    derivedWarnings.push(...(model.derivedWarnings ?? []));
+    const rows = buildWaterfall(model).map((row) => JSON.stringify(row));
+    if (rows.length > 0) write(`${rowCount > 0 ? ',' : ''}${rows.join(',')}`);
+    rowCount += rows.length;
+    await drained();
+  }
   // No segment at all (an empty transcript): the id as the whole read gives it.
   if (!opened) open(finish(read.state).sessionId);
   const warnings = [...read.state.warnings, ...derivedWarnings];

@@ -1,7 +1,7 @@
 // `ccotel status`: which recent sessions are working, waiting for you, failed
 // or were interrupted — read from the transcripts alone (no daemon), each main
-// file streamed once through the session engine (load-session's feed into
-// step()), whose live state is the answer.
+// file streamed once through the session reader (read-session's foldFile
+// into step()), whose live state is the answer.
 import { basename, join, resolve } from 'node:path';
 import { sessionsInProject, type SessionFiles } from '../adapters/session-files.js';
 import { fileInfo, isDirectory, listNames } from '../adapters/file-info.js';
@@ -9,9 +9,11 @@ import { UserError } from '../core/user-error.js';
 import type { ParseOptions } from '../core/parse-record.js';
 import type { ReadWarning } from '../core/waterfall-row.js';
 import { cwdFromProjectDirName } from '../core/project-dir-name.js';
-import { createSessionState, startNextSegment, type SessionState } from '../core/session-state.js';
+import { wholeSession } from '../core/assemble.js';
+import { createSessionState, type SessionState } from '../core/session-state.js';
+import { createSessionReader } from '../core/session-reader.js';
 import { statusOf, type LiveState } from '../core/session-status.js';
-import { feed, type BeforeRecord } from './load-session.js';
+import { foldFile } from './read-session.js';
 import { renderStatusJson, renderStatusTable } from './status-view.js';
 import { cleanupWarnings } from './cleanup-warning.js';
 
@@ -81,18 +83,18 @@ const STATUS_PARSE: ParseOptions = { textLimit: 256, keepTexts: false };
  */
 const RECORDS_HELD = 1_000;
 
-function dropRecords(state: SessionState): BeforeRecord {
-  return () => {
-    if (state.entries.length >= RECORDS_HELD) startNextSegment(state);
-  };
-}
-
 /** Feeds one file; a file that vanished or cannot be read is reported, as any other error. */
 async function feedFile(state: SessionState, file: string, agentId: string | null): Promise<void> {
   const warned = state.warnings.length;
   // Malformed and unknown lines fail only themselves (the last, unterminated
   // line is not even handed over: it is still being written).
-  await feed(state, file, agentId, STATUS_PARSE, dropRecords(state));
+  await foldFile(
+    createSessionReader(state, wholeSession()),
+    file,
+    agentId,
+    STATUS_PARSE,
+    RECORDS_HELD,
+  );
   const unreadable = state.warnings.slice(warned).find((w) => w.file === file && w.line === 0);
   if (unreadable !== undefined) throw new Error(unreadable.reason);
 }

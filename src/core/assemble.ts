@@ -35,7 +35,7 @@ export { DEFAULT_CONTEXT_WINDOW, LARGE_CONTEXT_WINDOW, emptyTotals, needsOwnRow,
 /**
  * What the segments of a session already finished leave to the next one. A
  * session too large to hold whole is read as segments of whole turns, cut
- * before a prompt (src/app/session-segments.ts); each segment is finished on
+ * before a prompt (core/session-reader.ts); each segment is finished on
  * its own, with this carry, so that its turns come out as they would from the
  * whole session: indices continue, the previous turn is linked, the 1M window
  * and the local-command block state run on.

@@ -13,7 +13,7 @@ import {
   type ParseOutcome,
 } from '../../src/core/parse-record.js';
 import { createSessionState } from '../../src/core/session-state.js';
-import { loadSession } from '../../src/app/load-session.js';
+import { loadSession } from '../support/whole-session.js';
 import {
   allProblems,
   expectedBadLines,

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSessions } from '../../src/adapters/session-files.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
-import { sessionSpans } from '../../src/app/session-spans.js';
+import { sessionSpans } from '../support/whole-session.js';
 import { parseRecord } from '../../src/core/parse-record.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

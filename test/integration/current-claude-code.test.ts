@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runCcotel } from '../support/run-cli.js';
 import { findSessions } from '../../src/adapters/session-files.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
-import { sessionSpans } from '../../src/app/session-spans.js';
+import { sessionSpans } from '../support/whole-session.js';
 import type { SpanData } from '../../src/core/span-data.js';
 import type { WaterfallRow } from '../../src/core/waterfall-row.js';
 

@@ -20,7 +20,7 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCcotel } from '../support/run-cli.js';
 import { findSessions } from '../../src/adapters/session-files.js';
-import { loadSession } from '../../src/app/load-session.js';
+import { loadSession } from '../support/whole-session.js';
 import { finish, totalInput } from '../../src/core/assemble.js';
 import { windowsOf } from '../../src/core/pricing.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';

@@ -15,7 +15,8 @@ import {
 } from '../../src/adapters/otlp-encode.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { buildResource } from '../../src/adapters/resource.js';
-import { sessionSpans, type TurnSpans } from '../../src/app/session-spans.js';
+import type { TurnSpans } from '../../src/app/session-spans.js';
+import { sessionSpans } from '../support/whole-session.js';
 import { otlpSink } from '../../src/app/span-sink.js';
 import { DEFAULTS, type Settings } from '../../src/core/settings.js';
 import type { SpanData } from '../../src/core/span-data.js';

@@ -11,7 +11,7 @@ import { buildResource } from '../../src/adapters/resource.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { createJsonLogger } from '../../src/adapters/logger.js';
 import { findSessions } from '../../src/adapters/session-files.js';
-import { sessionSpans } from '../../src/app/session-spans.js';
+import { sessionSpans } from '../support/whole-session.js';
 import { runExport, type ExportSummary } from '../../src/app/export.js';
 import { countingSink } from '../../src/app/counting-sink.js';
 import { startWatch, type WatchDaemon, type WatchOptions } from '../../src/app/watch/daemon.js';

@@ -41,13 +41,8 @@ import type {
   SpanData,
   SpanOptions,
 } from '../../src/core/span-data.js';
-import {
-  sessionSpans,
-  streamSessionSpans,
-  spansOfModel,
-  parseOptionsFor,
-  type TurnSpans,
-} from '../../src/app/session-spans.js';
+import { spansOfModel, parseOptionsFor, type TurnSpans } from '../../src/app/session-spans.js';
+import { sessionSpans, streamSessionSpans } from '../support/whole-session.js';
 import { fixtureSessions } from '../support/fixture-sessions.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -475,15 +470,12 @@ describe('session-spans-pool (bench) = plain path', () => {
           pool: { workers: number },
         ) => AsyncGenerator<EncodedSession>;
       };
-      const { sessionSpans: sequential } = (await dist('app/session-spans.js')) as {
-        sessionSpans: typeof sessionSpans;
-      };
       const encode = (await dist('adapters/otlp-encode.js')) as {
         assembleRequest: typeof assembleRequest;
         encodeSpansWithSdk: typeof encodeSpansWithSdk;
       };
       const reference = [];
-      for (const files of sessions) reference.push(await sequential(files, prices, options));
+      for (const files of sessions) reference.push(await sessionSpans(files, prices, options));
       const slim: SlimSessionSpans[] = [];
       for await (const s of pool.mapSessionSpans(sessions, prices, options, { workers: 2 }))
         slim.push(s);

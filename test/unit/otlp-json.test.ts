@@ -17,7 +17,7 @@ import type { SpanRange } from '../../src/adapters/otlp-protobuf.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { buildResource } from '../../src/adapters/resource.js';
 import type { SessionFiles } from '../../src/adapters/session-files.js';
-import { sessionSpans } from '../../src/app/session-spans.js';
+import { sessionSpans } from '../support/whole-session.js';
 import type { PriceTable } from '../../src/core/pricing.js';
 import type { AttributeValue, ContentMode, SpanData } from '../../src/core/span-data.js';
 import { fixtureSessions } from '../support/fixture-sessions.js';

@@ -9,7 +9,7 @@ import { windowsOf, type PriceTable } from '../../src/core/pricing.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { findSessions, type SessionFiles } from '../../src/adapters/session-files.js';
 import { buildView } from '../../src/app/build-view.js';
-import { loadSession } from '../../src/app/load-session.js';
+import { loadSession } from '../support/whole-session.js';
 import { buildViewInSegments } from '../../src/app/segmented-view.js';
 import { show, type ShowOptions } from '../../src/app/show.js';
 import { NO_FILTER } from '../../src/app/render/view-filter.js';

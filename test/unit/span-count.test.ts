@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import type { SessionFiles } from '../../src/adapters/session-files.js';
-import { readSegments } from '../../src/app/session-segments.js';
-import { parseOptionsFor, sessionSpans } from '../../src/app/session-spans.js';
+import { readSession } from '../../src/app/read-session.js';
+import { parseOptionsFor } from '../../src/app/session-spans.js';
+import { sessionSpans } from '../support/whole-session.js';
 import { windowsOf, type PriceTable } from '../../src/core/pricing.js';
 import { costSession } from '../../src/core/session-cost.js';
 import type { SpanOptions } from '../../src/core/span-data.js';
@@ -45,22 +46,19 @@ describe('countTurnSpans', () => {
 
   it('equals the number of spans built in segments of 7 records (carried turns, late agents)', async () => {
     for (const files of sessions) {
-      await readSegments(
-        files,
-        {
-          parse: parseOptionsFor(OPTIONS),
-          windowOf: windowsOf(prices),
-          segmentRecords: 7,
-          forceRecords: Number.POSITIVE_INFINITY,
-        },
-        (model, firstTurn) => {
-          const costs = costSession(model, prices);
-          for (let i = firstTurn; i < model.turns.length; i += 1)
-            expect(countTurnSpans(model, i), `${files.mainFile} turn ${i}`).toBe(
-              buildTurnSpans(model, i, costs, OPTIONS).length,
-            );
-        },
-      );
+      const read = readSession(files, {
+        parse: parseOptionsFor(OPTIONS),
+        windowOf: windowsOf(prices),
+        segmentRecords: 7,
+        forceRecords: Number.POSITIVE_INFINITY,
+      });
+      for await (const { model, firstTurn } of read.segments()) {
+        const costs = costSession(model, prices);
+        for (let i = firstTurn; i < model.turns.length; i += 1)
+          expect(countTurnSpans(model, i), `${files.mainFile} turn ${i}`).toBe(
+            buildTurnSpans(model, i, costs, OPTIONS).length,
+          );
+      }
     }
   });
 

@@ -12,7 +12,7 @@ import type { PriceTable } from '../../src/core/pricing.js';
 import type { SpanData, SpanOptions } from '../../src/core/span-data.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { silentLogger } from '../../src/adapters/logger.js';
-import { sessionSpans } from '../../src/app/session-spans.js';
+import { sessionSpans } from '../support/whole-session.js';
 import { SessionTracker } from '../../src/app/watch/session-tracker.js';
 import { writeLongSession } from '../../bench/lib/long-session.mjs';
 

@@ -72,7 +72,7 @@ export class SessionSchedule {
 
   /**
    * The last rebuild's cost says nothing of the next: it folded finished turns
-   * away (session-fold.ts), so the next reads only the open turn. Without
+   * away (core/session-reader.ts), so the next reads only the open turn. Without
    * this, the first line after a start-up on a long session waited up to three
    * times the start-up's whole-history rebuild (1-2 s on 500 MB).
    */

@@ -1,40 +1,25 @@
-// One followed session: its files tailed into the core reducer, and after each
-// batch of new lines the turns it touched rebuilt with the same span builder
-// `ccotel export` uses. Spans whose content is final (core/finality.ts) and not
+// One followed session: its files tailed into the session reader
+// (session-tail.ts), and after each batch of new lines the turns it touched
+// rebuilt with the same span builder `ccotel export` uses. Spans whose content is final (core/finality.ts) and not
 // yet sent (turn-book.ts) go to the outbox, which the delivery queue drains.
 // Holding no spans beyond the outbox, a tracker re-derives anything not yet
 // acknowledged from the transcript itself: a collector outage costs no memory.
-import { basename } from 'node:path';
-import { finishSegment, wholeSession, type SegmentCarry } from '../../core/assemble.js';
-import { parseAgentMeta } from '../../core/agent-meta.js';
-import type { Line } from '../../core/line-splitter.js';
-import { parseRecord, type ParseOptions } from '../../core/parse-record.js';
-import { windowsOf, type PriceTable } from '../../core/pricing.js';
+import type { ParseOptions } from '../../core/parse-record.js';
+import type { PriceTable } from '../../core/pricing.js';
 import { costSession, type SessionCosts } from '../../core/session-cost.js';
 import type { SessionModel } from '../../core/session-model.js';
-import {
-  addAgentMeta,
-  createSessionState,
-  registerAgentFile,
-  step,
-  type Entry,
-  type SessionState,
-} from '../../core/session-state.js';
-import { isRealPrompt } from '../../core/prompts.js';
 import type { SpanData, SpanOptions } from '../../core/span-data.js';
 import { traceIdFor } from '../../core/span-ids.js';
 import { buildTurnSpans } from '../../core/spans.js';
 import { turnFinality, type FlushMode } from '../../core/finality.js';
 import { createThreads, observe, type Threads } from '../../core/thread-progress.js';
 import { turnsWithChangedWindow } from '../../core/context-window.js';
-import { applyFold, foldPoint, planFold } from '../../core/session-fold.js';
-import { AGENT_FILE, agentIdOfMeta } from '../../core/turn-lifecycle.js';
-import { createFileTailer, type FileTailer } from '../../adapters/file-tailer.js';
-import { readWhole } from '../../adapters/file-info.js';
+import type { Cut } from '../../core/session-reader.js';
 import type { Logger } from '../../adapters/logger.js';
 import { digestOf } from '../session-spans.js';
 import type { ExportRecords } from './export-records.js';
 import type { MalformedLines } from './malformed-lines.js';
+import { SessionTail } from './session-tail.js';
 import {
   createBook,
   fullyDelivered,
@@ -43,7 +28,7 @@ import {
   verdict,
   type TurnBook,
 } from './turn-book.js';
-import type { FileRecord, SessionRecord, SpanMark } from './watch-state.js';
+import type { SessionRecord, SpanMark } from './watch-state.js';
 
 export interface TrackerContext {
   /** Records held while reading history at start-up before a fold is tried (tests; default 5,000). */
@@ -65,48 +50,12 @@ export interface Outgoing {
 
 export type { FlushMode };
 
-type Role = 'main' | 'agent' | 'meta';
-
-interface TrackedFile {
-  path: string;
-  role: Role;
-  agentId: string | null;
-  tailer: FileTailer | null;
-  /** Meta sidecars are read whole; what we saw of them. */
-  seen: FileRecord | null;
-}
-
-function roleOf(path: string, sessionKey: string): { role: Role; agentId: string | null } {
-  if (path === sessionKey) return { role: 'main', agentId: null };
-  const name = basename(path);
-  const meta = agentIdOfMeta(name);
-  if (meta !== null) return { role: 'meta', agentId: meta };
-  return { role: 'agent', agentId: AGENT_FILE.exec(name)?.[1] ?? name };
-}
-
-/** Records held while reading history at start-up before a fold is tried: export's segment size. */
-const HISTORY_FOLD_RECORDS = 5_000;
-
-/** Index of the second-to-last main-thread real prompt among the entries, or null. */
-function secondToLastPrompt(entries: readonly Entry[]): number | null {
-  let seen = 0;
-  for (let i = entries.length - 1; i >= 0; i -= 1) {
-    const e = entries[i];
-    if (e === undefined || e.agentKey !== null || !isRealPrompt(e.rec)) continue;
-    seen += 1;
-    if (seen === 2) return i;
-  }
-  return null;
-}
-
 export class SessionTracker {
   readonly key: string;
   readonly sessionId: string;
   private readonly ctx: TrackerContext;
-  private readonly files = new Map<string, TrackedFile>();
-  private state: SessionState;
-  /** What the turns folded away (session-fold.ts) leave to the entries held. */
-  private carry: SegmentCarry;
+  /** The session's files and what was read of them (the reader, the turns folded away). */
+  private readonly tail: SessionTail;
   private threads: Threads = createThreads();
   /** The last turn at which a fold was refused: tried again once a newer turn opens. */
   private foldRefusedAt = -1;
@@ -121,8 +70,6 @@ export class SessionTracker {
   private lastContextWindow: number | null = null;
   /** Each turn's context window at the last rebuild: a later proof changes spans already sent. */
   private lastWindows: { index: number; contextWindow: number }[] = [];
-  /** Entries already checked by catchUp(). */
-  private caughtUp = 0;
   /** Per agent: turn, spawning call, type and description when last built. */
   private readonly agentSeen = new Map<string, string>();
 
@@ -130,23 +77,21 @@ export class SessionTracker {
     this.key = key;
     this.sessionId = sessionId;
     this.ctx = ctx;
-    this.state = createSessionState(sessionId, key);
-    this.carry = wholeSession(windowsOf(ctx.prices));
+    this.tail = new SessionTail(key, sessionId, ctx);
     this.skip = record.skip;
     this.baseline = record.baseline;
     this.savedMarks = new Map(Object.entries(record.turns));
-    this.addFile(key);
-    for (const path of Object.keys(record.files)) this.addFile(path);
+    for (const path of Object.keys(record.files)) this.tail.addFile(path);
   }
 
-  /** Entries held now: only the turns not folded away (session-fold.ts). */
+  /** Entries held now: only the turns not folded away. */
   get heldEntries(): number {
-    return this.state.entries.length;
+    return this.tail.state.entries.length;
   }
 
   /** Turns folded away so far. */
   get foldedTurns(): number {
-    return this.carry.priorTurns.length;
+    return this.tail.carry.priorTurns.length;
   }
 
   get flushMode(): FlushMode {
@@ -154,87 +99,49 @@ export class SessionTracker {
   }
 
   hasFile(path: string): boolean {
-    return this.files.has(path);
+    return this.tail.hasFile(path);
   }
 
   addFile(path: string): void {
-    if (this.files.has(path)) return;
-    const { role, agentId } = roleOf(path, this.key);
-    this.files.set(path, { path, role, agentId, tailer: null, seen: null });
-    if (role === 'agent' && agentId !== null) registerAgentFile(this.state, agentId, path);
+    this.tail.addFile(path);
   }
 
   forget(path: string): void {
-    this.files.delete(path);
+    this.tail.forget(path);
   }
 
   /** Reads every file of the session from byte 0 (first load, or after a reset). */
   async load(): Promise<void> {
-    this.state = createSessionState(this.sessionId, this.key);
-    this.carry = wholeSession(windowsOf(this.ctx.prices));
     this.foldRefusedAt = -1;
     this.threads = createThreads();
     this.agentSeen.clear();
-    this.caughtUp = 0;
-    const files = [...this.files.values()];
-    for (const f of files) {
-      if (f.role !== 'meta') continue;
-      f.seen = null;
-      await this.readMeta(f);
-    }
-    for (const f of files)
-      if (f.role === 'agent' && f.agentId !== null)
-        registerAgentFile(this.state, f.agentId, f.path);
-    const main = this.files.get(this.key);
-    if (main !== undefined) {
-      main.tailer = createFileTailer(main.path);
-      if (this.baseline !== null) {
-        // First start: turns that had ended by then are history, not ours to send.
-        await main.tailer.read(this.historyFeed(main, Infinity), this.baseline);
-        this.skip = finishSegment(this.state, this.carry).model.turns.filter(
-          (t) => t.endState !== 'open',
-        ).length;
-        this.baseline = null;
-      }
-      await main.tailer.read(this.historyFeed(main, this.skip));
-    }
-    for (const f of files) {
-      if (f.role !== 'agent') continue;
-      f.tailer = createFileTailer(f.path);
-      await f.tailer.read(this.feed(f));
-    }
+    const history = await this.tail.load({ skip: this.skip, baseline: this.baseline });
+    this.skip = history.skip;
+    this.baseline = history.baseline;
     this.rebuildAll = true;
   }
 
   /** Reads what was appended to one file. True when something new came in. */
   async ingest(path: string): Promise<boolean> {
-    this.addFile(path);
-    const f = this.files.get(path);
-    if (f === undefined) return false;
-    if (f.role === 'meta') return this.readMeta(f);
-    f.tailer ??= createFileTailer(path);
-    const read = await f.tailer.read(this.feed(f));
-    if (read.kind === 'reset') {
+    const read = await this.tail.ingest(path);
+    if (read === 'meta') return true;
+    if (read === 'none') return false;
+    if (read !== 'lines') {
       this.ctx.log.info('transcript shrank or was replaced; re-reading the session', {
         file: path,
         reason: read.reason,
         session: this.sessionId,
       });
       await this.load();
-      this.touched();
-      return true;
     }
-    if (read.kind === 'lines' && read.count > 0) {
-      this.touched();
-      return true;
-    }
-    return false;
+    this.touched();
+    return true;
   }
 
   /** Reads what was appended to any of the session's files (before a final flush). */
   async ingestAll(): Promise<boolean> {
     let fresh = false;
-    for (const path of [...this.files.keys()]) if (await this.ingest(path)) fresh = true;
+    for (const path of this.tail.paths()) if (await this.ingest(path)) fresh = true;
     return fresh;
   }
 
@@ -247,15 +154,8 @@ export class SessionTracker {
    */
   async catchUp(): Promise<void> {
     for (let round = 0; round < 4; round += 1) {
-      const entries = this.state.entries;
-      let spawnReturned = false;
-      for (let i = this.caughtUp; i < entries.length; i += 1) {
-        const rec = entries[i]?.rec;
-        if (rec?.type === 'user' && rec.resultAgentId !== null) spawnReturned = true;
-      }
-      this.caughtUp = entries.length;
-      if (!spawnReturned) return;
-      for (const f of [...this.files.values()]) if (f.role === 'agent') await this.ingest(f.path);
+      if (!this.tail.spawnReturned()) return;
+      for (const path of this.tail.agentPaths()) await this.ingest(path);
     }
   }
 
@@ -269,63 +169,14 @@ export class SessionTracker {
     if (this.flush !== 'final') this.flush = mode;
   }
 
-  /**
-   * The main file read at start-up, folding history as it goes, so that a
-   * long session is never held whole: before the second-to-last prompt read
-   * (the turn it opens is then over), when the turns folded are all history
-   * (index below `historyTurns`: not ours to send) and closed. Agent files are
-   * read after the main file: one of a folded turn is placed in the first
-   * turn held, itself history, as export places an agent that comes late.
-   */
-  private historyFeed(f: TrackedFile, historyTurns: number): (lines: Line[]) => void {
-    const feed = this.feed(f);
-    const every = this.ctx.historyFoldRecords ?? HISTORY_FOLD_RECORDS;
-    let nextTry = every;
-    return (lines) => {
-      feed(lines);
-      const entries = this.state.entries;
-      if (entries.length < nextTry) return;
-      nextTry = entries.length + Math.ceil(every / 4);
-      const at = secondToLastPrompt(entries);
-      const plan = at === null ? null : planFold(this.state, this.carry, at);
-      if (plan === null || plan.carry.priorTurns.length >= historyTurns) return;
-      applyFold(this.state, plan);
-      this.carry = plan.carry;
-      nextTry = this.state.entries.length + every;
-    };
-  }
-
-  private feed(f: TrackedFile): (lines: Line[]) => void {
-    const source = { file: f.path, agentId: f.role === 'agent' ? f.agentId : null };
-    return (lines) => {
-      for (const line of lines) {
-        if (line.text.trim() === '') continue;
-        step(this.state, source, line.number, parseRecord(line.text, this.ctx.parse));
-      }
-      this.ctx.malformed?.see(this.state.warnings);
-    };
-  }
-
-  private async readMeta(f: TrackedFile): Promise<boolean> {
-    const file = await readWhole(f.path);
-    if (file === null) return false;
-    if (f.seen !== null && f.seen.ino === file.ino && f.seen.size === file.size) return false;
-    // A sidecar caught mid-write is read again on its next change event.
-    const meta = parseAgentMeta(f.path, file.text);
-    if (meta === null) return false;
-    f.seen = { ino: file.ino, size: file.size };
-    addAgentMeta(this.state, meta);
-    return true;
-  }
-
   /** Rebuilds the turns that may have changed and refills the outbox. True if spans were queued. */
   recompute(): boolean {
-    const model = finishSegment(this.state, this.carry).model;
+    const model = this.tail.model();
     const firstNew = this.threads.seen;
-    observe(this.threads, this.state.entries);
+    observe(this.threads, this.tail.state.entries);
     const costs = costSession(model, this.ctx.prices);
     // Folded turns are finished: they are neither rebuilt nor sent again.
-    const from = Math.max(this.skip, this.carry.priorTurns.length);
+    const from = Math.max(this.skip, this.tail.carry.priorTurns.length);
     let queued = false;
     for (const index of this.turnsToRebuild(model, firstNew)) {
       if (index >= from && this.rebuildTurn(model, index, costs)) queued = true;
@@ -343,7 +194,7 @@ export class SessionTracker {
    * leave the last turn's spans as they are; if not, it waits for a newer turn.
    */
   private tryFold(model: SessionModel): void {
-    const base = this.carry.priorTurns.length;
+    const base = this.tail.carry.priorTurns.length;
     const last = model.turns.length - 1;
     if (last <= base || last === this.foldRefusedAt) return;
     // Every turn before the last finished: final and delivered (turns before skip are history).
@@ -352,18 +203,15 @@ export class SessionTracker {
       if (turn === undefined || this.books.get(traceIdFor(turn.promptUuid))?.finished !== true)
         return;
     }
-    const at = foldPoint(this.state, model);
-    const plan = at === null ? null : planFold(this.state, this.carry, at);
-    if (plan === null || !this.foldKeepsTurn(model, last, plan)) {
+    const cut = this.tail.cutBeforeLastTurn(model);
+    if (cut === null || !this.foldKeepsTurn(model, last, cut)) {
       this.foldRefusedAt = last;
       return;
     }
-    applyFold(this.state, plan);
-    this.carry = plan.carry;
+    this.tail.commit(cut);
     // What the thread view knew of the folded turns is needed no more: read the held entries afresh.
     this.threads = createThreads();
-    observe(this.threads, this.state.entries);
-    this.caughtUp = Math.max(0, this.caughtUp - plan.dropped);
+    observe(this.threads, this.tail.state.entries);
     for (const [traceId, book] of this.books)
       if (book.turnIndex < last && !this.remembers(book)) this.books.delete(traceId);
     for (const key of [...this.agentSeen.keys()])
@@ -371,21 +219,8 @@ export class SessionTracker {
   }
 
   /** Whether the last turn's spans come out the same from the folded state. */
-  private foldKeepsTurn(
-    model: SessionModel,
-    last: number,
-    plan: NonNullable<ReturnType<typeof planFold>>,
-  ): boolean {
-    const folded = finishSegment(
-      {
-        ...this.state,
-        entries: plan.entries,
-        infoBase: plan.infoBase,
-        infoMarks: plan.infoMarks,
-        uuidTime: plan.uuidTime,
-      },
-      plan.carry,
-    ).model;
+  private foldKeepsTurn(model: SessionModel, last: number, cut: Cut): boolean {
+    const folded = this.tail.modelAfter(cut);
     if (folded.contextWindow !== model.contextWindow) return false;
     const spansOf = (m: SessionModel): string =>
       digestOf(buildTurnSpans(m, last, costSession(m, this.ctx.prices), this.ctx.spanOptions));
@@ -407,7 +242,7 @@ export class SessionTracker {
    */
   private warnWindowChange(model: SessionModel): void {
     // Folded turns keep the window they were sent with: only the turns held can change.
-    const held = model.turns.slice(this.carry.priorTurns.length);
+    const held = model.turns.slice(this.tail.carry.priorTurns.length);
     const changed = turnsWithChangedWindow(this.lastWindows, held);
     this.lastWindows = held.map((t) => ({ index: t.index, contextWindow: t.contextWindow }));
     const sentTurns = new Set(
@@ -444,7 +279,7 @@ export class SessionTracker {
     }
     if (all) return turns.map((t) => t.index);
     if (turns.length > 0) set.add(turns.length - 1);
-    const entries = this.state.entries;
+    const entries = this.tail.state.entries;
     for (let i = firstNew; i < entries.length; i += 1) {
       const entry = entries[i];
       if (entry === undefined) continue;
@@ -610,14 +445,7 @@ export class SessionTracker {
   }
 
   toRecord(live: boolean): SessionRecord {
-    const files: Record<string, FileRecord> = {};
-    for (const f of this.files.values()) {
-      if (f.role === 'meta') {
-        if (f.seen !== null) files[f.path] = f.seen;
-      } else if (f.tailer !== null && f.tailer.ino !== null) {
-        files[f.path] = { ino: f.tailer.ino, size: f.tailer.readOffset };
-      }
-    }
+    const files = this.tail.fileRecords();
     const turns: Record<string, Record<string, SpanMark>> = {};
     for (const book of this.books.values()) {
       // Recorded in export-state with this content: nothing more to remember.

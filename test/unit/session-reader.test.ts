@@ -1,7 +1,8 @@
-// core/session-fold.ts on its own: a fold before a prompt leaves the turns
+// core/session-reader.ts on its own: a cut before a prompt leaves the turns
 // after it as the whole session gives them, and is refused where a later line
-// could still change a folded turn (a call without its result, an agent with
-// records on both sides of the cut).
+// could still change a turn cut away (a call without its result, an agent with
+// records on both sides of the cut); the line loop stops before a prompt once
+// the state holds enough, and a cut there is one at the end of what was read.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,10 +11,19 @@ import { finish, finishSegment, wholeSession } from '../../src/core/assemble.js'
 import { parseRecord } from '../../src/core/parse-record.js';
 import { isRealPrompt } from '../../src/core/prompts.js';
 import { createSessionState, step, type SessionState } from '../../src/core/session-state.js';
-import { applyFold, foldPoint, planFold } from '../../src/core/session-fold.js';
+import {
+  commitCut,
+  createSessionReader,
+  cutBefore,
+  foldHeld,
+  foldLines,
+  heldPrompt,
+  lastTurnStart,
+  type Cut,
+} from '../../src/core/session-reader.js';
 import { writeLongSession } from '../../bench/lib/long-session.mjs';
 
-const dir = mkdtempSync(join(tmpdir(), 'ccotel-session-fold-'));
+const dir = mkdtempSync(join(tmpdir(), 'ccotel-session-reader-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const linesOf = (file: string): string[] =>
@@ -33,7 +43,13 @@ function stateOf(lines: [string | null, string][]): SessionState {
 const promptIndices = (state: SessionState): number[] =>
   state.entries.flatMap((e, i) => (e.agentKey === null && isRealPrompt(e.rec) ? [i] : []));
 
-describe('planFold', () => {
+/** The cut before the entry at `at`, the prompt being that entry's record. */
+function cutAt(state: SessionState, at: number): Cut | null {
+  const prompt = state.entries[at]?.rec;
+  return prompt === undefined ? null : cutBefore(state, wholeSession(), at, prompt);
+}
+
+describe('cutBefore', () => {
   const long = writeLongSession({ dir: join(dir, 'plain'), turns: 12, agentEvery: 1000 });
   const main = linesOf(long.file).map((l): [null, string] => [null, l]);
 
@@ -43,13 +59,14 @@ describe('planFold', () => {
     expect(prompts.length).toBe(12);
     for (const at of prompts.slice(1)) {
       const state = stateOf(main);
-      const plan = planFold(state, wholeSession(), at);
-      expect(plan, `cut at ${at}`).not.toBeNull();
-      if (plan === null) continue;
-      applyFold(state, plan);
+      const cut = cutAt(state, at);
+      expect(cut, `cut at ${at}`).not.toBeNull();
+      if (cut === null) continue;
+      const reader = createSessionReader(state, wholeSession());
+      commitCut(reader, cut);
       expect(state.entries.length).toBe(main.length - at);
-      const folded = finishSegment(state, plan.carry).model;
-      const base = plan.carry.priorTurns.length;
+      const folded = finishSegment(state, reader.carry).model;
+      const base = reader.carry.priorTurns.length;
       expect(folded.turns.slice(base)).toEqual(whole.turns.slice(base));
       for (const key of whole.turns.slice(base).flatMap((t) => t.toolIds))
         expect(folded.tools.get(key)).toEqual(whole.tools.get(key));
@@ -67,8 +84,8 @@ describe('planFold', () => {
     const [result] = moved.splice(resultAt, 1);
     moved.splice((second ?? 0) + 1, 0, result ?? [null, '']);
     const late = stateOf(moved);
-    expect(planFold(late, wholeSession(), (second ?? 0) - 1)).toBeNull();
-    expect(planFold(stateOf(main), wholeSession(), second ?? 0)).not.toBeNull();
+    expect(cutAt(late, (second ?? 0) - 1)).toBeNull();
+    expect(cutAt(stateOf(main), second ?? 0)).not.toBeNull();
   });
 
   it('refuses a cut with an agent on both sides, and a cut that is no prompt', () => {
@@ -88,14 +105,14 @@ describe('planFold', () => {
       ...agentLines.slice(half),
     ]);
     const at = promptIndices(split)[2] ?? 0;
-    expect(planFold(split, wholeSession(), at)).toBeNull();
-    expect(planFold(split, wholeSession(), at - 1)).toBeNull();
-    expect(planFold(split, wholeSession(), 0)).toBeNull();
+    expect(cutAt(split, at)).toBeNull();
+    expect(cutAt(split, at - 1)).toBeNull();
+    expect(cutAt(split, 0)).toBeNull();
   });
 
-  it('foldPoint: the prompt of the last turn, or none while an agent lies across it', () => {
+  it('lastTurnStart: the prompt of the last turn, or none while an agent lies across it', () => {
     const state = stateOf(main);
-    expect(foldPoint(state, finish(state))).toBe(promptIndices(state).at(-1));
+    expect(lastTurnStart(state, finish(state))).toBe(promptIndices(state).at(-1));
     const withAgents = writeLongSession({ dir: join(dir, 'agents2'), turns: 3, agentEvery: 2 });
     const subDir = join(dir, 'agents2', withAgents.sessionId, 'subagents');
     const files = readdirSync(subDir).filter((n) => n.endsWith('.jsonl'));
@@ -108,6 +125,32 @@ describe('planFold', () => {
     const mainLines = linesOf(withAgents.file).map((l): [null, string] => [null, l]);
     // Agent files read after the whole main file: the earlier turns' agents lie after the last prompt.
     const late = stateOf([...mainLines, ...agentLines]);
-    expect(foldPoint(late, finish(late))).toBeNull();
+    expect(lastTurnStart(late, finish(late))).toBeNull();
+  });
+
+  it('foldLines stops before a prompt once enough is held; a cut there equals one behind it', () => {
+    const texts = main.map(([, text], i) => ({ text, number: i + 1, offset: 0, end: 0 }));
+    const source = { file: 'main.jsonl', agentId: null };
+    const reader = createSessionReader(createSessionState('sess', 'main.jsonl'), wholeSession());
+    const stopped = foldLines(reader, source, texts, 0, {}, 1);
+    const second = promptIndices(stateOf(main))[1] ?? 0;
+    // The first prompt is read with nothing held: the loop stops at the second.
+    expect(stopped).toBe(second);
+    expect(reader.state.entries.length).toBe(second);
+    const prompt = heldPrompt(reader);
+    expect(prompt).not.toBeNull();
+    if (prompt === null) return;
+    const atEnd = cutBefore(reader.state, reader.carry, reader.state.entries.length, prompt);
+    const behind = cutAt(stateOf(main), second);
+    expect(atEnd?.rest).toBeNull();
+    expect(atEnd?.segment.model).toEqual(behind?.segment.model);
+    expect(atEnd?.carry).toEqual(behind?.carry);
+    if (atEnd === null) return;
+    commitCut(reader, atEnd);
+    foldHeld(reader, source);
+    expect(foldLines(reader, source, texts, stopped + 1, {}, Infinity)).toBe(texts.length);
+    const rest = finishSegment(reader.state, reader.carry).model;
+    const whole = finish(stateOf(main));
+    expect(rest.turns.slice(1)).toEqual(whole.turns.slice(1));
   });
 });

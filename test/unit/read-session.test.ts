@@ -1,17 +1,20 @@
-// Edge cases of reading a session in segments (src/app/session-segments.ts),
+// Edge cases of reading a session in segments (src/app/read-session.ts),
 // each a small transcript written to a temp dir and read both ways: whole
-// (sessionSpans) and in segments as small as possible (a close tried before
+// (sessionSpans) and in segments as small as possible (a cut tried before
 // every prompt). Found in review; every fixture and a long real transcript are
 // compared in fast-path-equivalence.test.ts.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { findSessions, type SessionFiles } from '../../src/adapters/session-files.js';
 import type { PriceTable } from '../../src/core/pricing.js';
 import type { SpanOptions } from '../../src/core/span-data.js';
-import { sessionSpans, streamSessionSpans, type TurnSpans } from '../../src/app/session-spans.js';
+import { readSession } from '../../src/app/read-session.js';
+import type { TurnSpans } from '../../src/app/session-spans.js';
+import { sessionSpans, streamSessionSpans } from '../support/whole-session.js';
 
 const SESSION = '5e55e55e-0000-4000-8000-000000000000';
 const AGENT = 'a1b2c3d4e5f6a7b8c';
@@ -245,5 +248,25 @@ describe('reading in segments: cases from review', () => {
     );
     expect(read.stopped).toBe(true);
     expect(got.length).toBe(1);
+  });
+
+  it('a caller that breaks out after the first segment releases the file and reads no agent', async () => {
+    const files = await session(
+      [prompt(0, 'First'), answer(1), prompt(100, 'Second'), answer(101)],
+      [agentLine(150, 'user', 'late'), agentLine(151, 'assistant', 'ok')],
+    );
+    const fds = readdirSync('/proc/self/fd').length;
+    const read = readSession(files, { parse: {}, segmentRecords: 1 });
+    const firstTurns: number[] = [];
+    for await (const segment of read.segments()) {
+      firstTurns.push(segment.model.turns.length - segment.firstTurn);
+      break;
+    }
+    expect(firstTurns).toEqual([1]);
+    expect(read.segmentCount).toBe(1);
+    expect(readdirSync('/proc/self/fd').length).toBe(fds);
+    // Only the first turn's two lines were read: neither the second prompt nor
+    // the agent, which started after the cut.
+    expect(read.state.seenUuids.size).toBe(2);
   });
 });
