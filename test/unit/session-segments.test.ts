@@ -11,7 +11,11 @@ import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { findSessions, type SessionFiles } from '../../src/adapters/session-files.js';
 import type { PriceTable } from '../../src/core/pricing.js';
 import type { SpanOptions } from '../../src/core/span-data.js';
-import { sessionSpans, streamSessionSpans, type TurnSpans } from '../../src/app/session-spans.js';
+import {
+  sessionSpans,
+  streamSessionSpans,
+  type ProtobufTurn,
+} from '../../src/app/session-spans.js';
 
 const SESSION = '5e55e55e-0000-4000-8000-000000000000';
 const AGENT = 'a1b2c3d4e5f6a7b8c';
@@ -120,7 +124,7 @@ async function session(
 
 async function bothWays(files: SessionFiles) {
   const whole = await sessionSpans(files, prices, options);
-  const turns: TurnSpans[] = [];
+  const turns: ProtobufTurn[] = [];
   const read = await streamSessionSpans(
     files,
     prices,
@@ -232,7 +236,7 @@ describe('reading in segments: cases from review', () => {
       prompt(100, 'Second'),
       answer(101),
     ]);
-    const got: TurnSpans[] = [];
+    const got: ProtobufTurn[] = [];
     const read = await streamSessionSpans(
       files,
       prices,

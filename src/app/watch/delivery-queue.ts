@@ -14,7 +14,10 @@
 import type { Clock } from '../../core/clock.js';
 import type { AttemptFailure } from '../../adapters/otlp-http-sender.js';
 import type { Logger } from '../../adapters/logger.js';
-import type { RetryPolicy, SpanSink } from '../span-sink.js';
+import { encodeSpanFields, type EncodedSpans, type SpanRange } from '../../adapters/otlp-encode.js';
+import { encodeJsonSpans } from '../../adapters/otlp-json.js';
+import type { SpanData } from '../../core/span-data.js';
+import type { RetryPolicy, SinkResult, SpanSink } from '../span-sink.js';
 import { abortableSleep } from './abortable-sleep.js';
 import { createAnswerSettler, type AnswerSettler } from './answer-settler.js';
 import type { Batch } from './batch-answers.js';
@@ -120,7 +123,7 @@ function batchDelivery<T>(
     let backoff = 1000;
     let batch = whole;
     for (;;) {
-      const result = await sink.send({ spans: batch.spans });
+      const result = await sendSpans(sink, batch.spans);
       batch = await settleParts(batch, result.parts);
       if (result.ok || batch.items.length === 0) return;
       const failure = result.failure as AttemptFailure;
@@ -147,3 +150,23 @@ function batchDelivery<T>(
     }
   };
 }
+
+/** The spans in the form the sink takes. */
+function sendSpans(sink: SpanSink, spans: SpanData[]): Promise<SinkResult> {
+  switch (sink.form) {
+    case 'spans':
+      return sink.send({ form: 'spans', spans });
+    case 'protobuf':
+      return sink.send({ form: 'protobuf', ranges: [wholeRange(encodeSpanFields(spans))] });
+    case 'json':
+      return sink.send({ form: 'json', ranges: [wholeRange(encodeJsonSpans(spans))] });
+    case 'count':
+      return sink.send({ form: 'count', count: spans.length });
+  }
+}
+
+const wholeRange = (encoded: EncodedSpans): SpanRange => ({
+  encoded,
+  from: 0,
+  to: encoded.ends.length,
+});

@@ -5,7 +5,8 @@ import { checkStateDir } from '../../adapters/state-dir.js';
 import { runExport, type ExportSummary } from '../../app/export.js';
 import { cleanupWarnings } from '../../app/cleanup-warning.js';
 import { countingSink } from '../../app/counting-sink.js';
-import type { SpanSink } from '../../app/span-sink.js';
+import type { SinkOf, SpanSink } from '../../app/span-sink.js';
+import type { SinkForm } from '../../app/span-batch.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { exportSettings, resourceOf, SETTINGS_FLAGS, SETTINGS_HELP } from '../settings-flags.js';
 import { formatWarnings } from '../format-warnings.js';
@@ -81,10 +82,10 @@ function outageReporter(io: CommandIo, quiet: boolean) {
       );
     },
     /** Wraps the sink so that the first answer after an outage ends it. */
-    watch(sink: SpanSink): SpanSink {
+    watch<F extends SinkForm>(sink: SinkOf<F>): SinkOf<F> {
       return {
         description: sink.description,
-        takesEncoded: sink.takesEncoded === true,
+        form: sink.form,
         send: async (batch) => {
           const result = await sink.send(batch);
           if (since !== null && result.parts.length > 0) {
@@ -108,13 +109,12 @@ async function sendingSink(
 ): Promise<SpanSink> {
   const { fileSink, otlpSink } = await import('../../app/span-sink.js');
   if (outFile !== null) return fileSink(outFile, resourceOf(settings));
-  return outage.watch(
-    otlpSink(settings, resourceOf(settings), {
-      maxRetries: 5,
-      maxBackoffMs: 5000,
-      onRetry: (f, delay) => outage.onRetry(f, delay),
-    }),
-  );
+  const sink = otlpSink(settings, resourceOf(settings), {
+    maxRetries: 5,
+    maxBackoffMs: 5000,
+    onRetry: (f, delay) => outage.onRetry(f, delay),
+  });
+  return sink.form === 'protobuf' ? outage.watch(sink) : outage.watch(sink);
 }
 
 /** The state dir's lock, for a run that records what it sent. */
