@@ -14,11 +14,11 @@ import {
   type RequestBuffer,
   type SpanRange,
 } from '../adapters/otlp-encode.js';
-import type { SendResult } from '../adapters/otlp-http-sender.js';
+import type { ExportResponse } from '../adapters/otlp-transport.js';
 import type { SinkResult } from './span-sink.js';
 
 /** Sends one request body, retries included. */
-export type Post = (body: Uint8Array) => Promise<SendResult>;
+export type Post = (body: Uint8Array) => Promise<ExportResponse>;
 
 /** The requests of one batch: spans [from, to) of it, counted across its ranges. */
 export interface BatchRequests {
@@ -109,7 +109,7 @@ export class HalvingSend {
     const answer = await this.post(body);
     const result = this.result;
     result.attempts += answer.attempts;
-    if (answer.ok) {
+    if (answer.status === 'success') {
       result.bytes += body.byteLength;
       const p = answer.partial;
       result.parts.push(

@@ -6,7 +6,8 @@ import type { Resource } from '@opentelemetry/resources';
 import type { Settings } from '../core/settings.js';
 import { contentTypeOf, RequestBuffer } from '../adapters/otlp-encode.js';
 import { jsonLineOfRanges } from '../adapters/otlp-json.js';
-import { keepAliveAgent, sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
+import { keepAliveAgent, otlpTransport } from '../adapters/otlp-http-sender.js';
+import type { AttemptFailure } from '../adapters/otlp-transport.js';
 import { UserError } from '../core/user-error.js';
 import { spanCountOfBatch, type BatchOf, type SinkForm } from './span-batch.js';
 import {
@@ -104,23 +105,22 @@ function otlpPoster(settings: Settings, retry: RetryPolicy): Post {
     cert: readPem(settings.tlsCert, 'client certificate'),
     key: readPem(settings.tlsKey, 'client key'),
   };
-  const agent = keepAliveAgent(settings.endpoint);
-  return (body) =>
-    sendOtlp(body, {
-      url: settings.endpoint,
-      headers: settings.headers,
-      contentType: contentTypeOf(settings.protocol),
-      compression: settings.compression,
-      timeoutMs: settings.timeoutMs,
-      maxRetries: retry.maxRetries,
-      initialBackoffMs: 1000,
-      maxBackoffMs: retry.maxBackoffMs,
-      maxRetryAfterMs: 60_000,
-      tls,
-      agent,
-      ...(retry.signal === undefined ? {} : { signal: retry.signal }),
-      ...(retry.onRetry === undefined ? {} : { onRetry: retry.onRetry }),
-    });
+  const transport = otlpTransport({
+    url: settings.endpoint,
+    headers: settings.headers,
+    contentType: contentTypeOf(settings.protocol),
+    compression: settings.compression,
+    timeoutMs: settings.timeoutMs,
+    maxRetries: retry.maxRetries,
+    initialBackoffMs: 1000,
+    maxBackoffMs: retry.maxBackoffMs,
+    maxRetryAfterMs: 60_000,
+    tls,
+    agent: keepAliveAgent(settings.endpoint),
+    ...(retry.signal === undefined ? {} : { signal: retry.signal }),
+    ...(retry.onRetry === undefined ? {} : { onRetry: retry.onRetry }),
+  });
+  return (body) => transport.send(body);
 }
 
 /**
