@@ -9,7 +9,7 @@
 // `ccotel export` resends them whole.
 //
 // The parts: drain-loop (when to send), failure-action (what a failed request
-// means), answer-settler with batch-answers, outage-log and rejection-log (what
+// means), answer-settler with batch-answers, ../outage-log and rejection-log (what
 // an answer means, logged once per episode), abortable-sleep (the backoff).
 import type { Clock } from '../../core/clock.js';
 import type { AttemptFailure } from '../../adapters/otlp-http-sender.js';
@@ -23,7 +23,7 @@ import { createAnswerSettler, type AnswerSettler } from './answer-settler.js';
 import type { Batch } from './batch-answers.js';
 import { DrainLoop } from './drain-loop.js';
 import { failureAction, nextBackoffMs } from './failure-action.js';
-import { OutageLog } from './outage-log.js';
+import { outageLogOf, type OutageLog } from '../outage-log.js';
 import { RejectionLog } from './rejection-log.js';
 
 export type { Batch } from './batch-answers.js';
@@ -75,7 +75,7 @@ interface DeliveryParts<T> {
 export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): DeliveryQueue {
   const { log, clock } = options;
   const controller = new AbortController();
-  const outage = new OutageLog(log, clock);
+  const outage = outageLogOf(log, clock);
   const sink = options.makeSink({
     maxRetries: options.maxRetries,
     maxBackoffMs: options.maxBackoffMs,
