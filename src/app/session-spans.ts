@@ -121,6 +121,24 @@ export function digestOf(spans: SpanData[]): string {
 
 const digestOfEncoded = (encoded: EncodedSpans): string => sha256Hex(encoded.bytes).slice(0, 32);
 
+/**
+ * One protobuf encoding of a turn's spans, hashed whole (digestOf, what the
+ * export state records) and span by span (each span's own bytes, its range
+ * in `ends`: what watch tells a changed span by), so that a rebuilt turn is
+ * encoded once for both.
+ */
+export function turnDigests(spans: SpanData[]): { digest: string; spanDigests: string[] } {
+  const encoded = encodeSpanFields(spans);
+  const { bytes, ends } = encoded;
+  const spanDigests: string[] = [];
+  let start = 0;
+  for (const end of ends) {
+    spanDigests.push(sha256Hex(bytes.subarray(start, end)).slice(0, 16));
+    start = end;
+  }
+  return { digest: digestOfEncoded(encoded), spanDigests };
+}
+
 interface TurnInput {
   model: SessionModel;
   turn: SessionModel['turns'][number];
