@@ -269,7 +269,7 @@ async function send({ dir, url, compression = 'none' }) {
   };
   const started = performance.now();
   let failed = 0;
-  for (const body of bodies) if (!(await sendOtlp(body, options)).ok) failed += 1;
+  for (const body of bodies) if ((await sendOtlp(body, options)).status !== 'success') failed += 1;
   const seconds = (performance.now() - started) / 1000;
   return {
     seconds,

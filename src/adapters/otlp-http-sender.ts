@@ -1,8 +1,8 @@
-// Delivers one OTLP request and waits for the verdict. Retries what the OTLP
-// spec calls retryable (429, 502, 503, 504, network errors, timeouts) with
-// backoff, honouring Retry-After. We do not use the SDK exporter's transport:
-// its retries stop inside one timeout, and the batch processor then drops the
-// spans; a backfill and a daemon need to decide themselves when to give up.
+// One attempt at an OTLP request over HTTP(S), and the sender that composes it
+// with retries and compression (otlp-transport.ts). We do not use the SDK
+// exporter's transport: its retries stop inside one timeout, and the batch
+// processor then drops the spans; a backfill and a daemon need to decide
+// themselves when to give up (otlp-retry.ts).
 import {
   Agent as HttpAgent,
   request as httpRequest,
@@ -12,9 +12,17 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { gzipSync } from 'node:zlib';
 import { readPartialSuccess, type PartialSuccess } from './otlp-response.js';
-import { isRetryableStatus, parseRetryAfter, retryDelay } from './otlp-retry.js';
+import {
+  isRetryableStatus,
+  parseRetryAfter,
+  RetryingTransport,
+  type RetryOptions,
+} from './otlp-retry.js';
+import type { AttemptFailure, ExportResponse, OtlpTransport } from './otlp-transport.js';
 
-export interface SenderOptions {
+export type { AttemptFailure, ExportResponse } from './otlp-transport.js';
+
+export interface HttpOptions {
   /** Full URL of the traces endpoint (…/v1/traces). */
   url: string;
   headers: Record<string, string>;
@@ -22,40 +30,18 @@ export interface SenderOptions {
   compression: 'gzip' | 'none';
   /** Per-attempt timeout. */
   timeoutMs: number;
-  /** Attempts after the first; Infinity retries until `signal` aborts. */
-  maxRetries: number;
-  initialBackoffMs: number;
-  maxBackoffMs: number;
-  /** Ceiling for a server's Retry-After. */
-  maxRetryAfterMs: number;
   /** TLS: CA bundle, client certificate and key (PEM), when set. */
   tls?: { ca?: string; cert?: string; key?: string };
   signal?: AbortSignal;
   /** Connections to reuse (keepAliveAgent); absent: one connection per attempt. */
   agent?: HttpAgent;
-  /** Told of each failed attempt that will be retried. */
-  onRetry?: (failure: AttemptFailure, delayMs: number, attempt: number) => void;
 }
 
-export interface AttemptFailure {
-  retryable: boolean;
-  /** HTTP status, or 0 for network errors and timeouts. */
-  status: number;
-  message: string;
-  retryAfterMs: number | null;
-}
+/** The HTTP attempt's options and the retry policy's. */
+export type SenderOptions = HttpOptions & RetryOptions;
 
 export type { PartialSuccess } from './otlp-response.js';
 export { parseRetryAfter } from './otlp-retry.js';
-
-/**
- * ok: the collector answered 2xx. `partial` is its partial_success when it
- * rejected spans of the request (or warned): per the OTLP spec such a request
- * is not retried, and the caller must not count its spans as delivered.
- */
-export type SendResult =
-  | { ok: true; attempts: number; partial: PartialSuccess | null }
-  | { ok: false; attempts: number; failure: AttemptFailure };
 
 type Answer = { failure: AttemptFailure } | { partial: PartialSuccess | null };
 
@@ -77,7 +63,7 @@ export function keepAliveAgent(url: string): HttpAgent {
 }
 
 /** One POST of the body, resolved once with the collector's answer or why there was none. */
-function attempt(body: Uint8Array, options: SenderOptions): Promise<Answer> {
+function attempt(body: Uint8Array, options: HttpOptions): Promise<Answer> {
   return new Promise((resolve) => {
     const { signal } = options;
     let settled = false;
@@ -101,7 +87,7 @@ function attempt(body: Uint8Array, options: SenderOptions): Promise<Answer> {
 /** The POST, not yet sent: its answer, a timeout or a network error all end in done. */
 function startRequest(
   body: Uint8Array,
-  options: SenderOptions,
+  options: HttpOptions,
   done: (answer: Answer) => void,
 ): ClientRequest {
   const url = new URL(options.url);
@@ -126,7 +112,7 @@ function startRequest(
   return req;
 }
 
-function requestHeaders(body: Uint8Array, options: SenderOptions): Record<string, string> {
+function requestHeaders(body: Uint8Array, options: HttpOptions): Record<string, string> {
   const headers: Record<string, string> = {
     ...options.headers,
     'Content-Type': options.contentType,
@@ -180,38 +166,38 @@ export function httpFailure(
   };
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted === true) return resolve();
-    // The listener goes when the timer fires: a daemon retrying for hours must not pile them up.
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+/**
+ * One attempt per send. The body goes as given: with compression 'gzip' it
+ * is already compressed (gzipping) and only labelled so here.
+ */
+export function httpTransport(options: HttpOptions): OtlpTransport {
+  return {
+    async send(body) {
+      const answer = await attempt(body, options);
+      if ('partial' in answer) return { status: 'success', attempts: 1, partial: answer.partial };
+      const { failure } = answer;
+      return { status: failure.retryable ? 'retryable' : 'failure', attempts: 1, failure };
+    },
+  };
 }
 
-export async function sendOtlp(payload: Uint8Array, options: SenderOptions): Promise<SendResult> {
-  // Compressed here, on the main thread (~3.5 ms for a 400 KB request), not
-  // on the thread pool: zlib sets up each stream's state (~270 KB) in the
-  // thread that first runs it, so the pool's threads each grew a malloc arena
-  // of freed states, and gzip export peaked 20-40 MB above plain export; and
-  // the main thread waited for its turn on the pool (docs/benchmarks.md, step 32).
-  const body = options.compression === 'gzip' ? gzipSync(payload) : payload;
-  let backoff = options.initialBackoffMs;
-  for (let attempts = 1; ; attempts += 1) {
-    const answer = await attempt(body, options);
-    if ('partial' in answer) return { ok: true, attempts, partial: answer.partial };
-    const { failure } = answer;
-    const retriesLeft = attempts - 1 < options.maxRetries;
-    if (!failure.retryable || !retriesLeft || options.signal?.aborted === true)
-      return { ok: false, attempts, failure };
-    const delay = retryDelay(failure.retryAfterMs, backoff, options.maxRetryAfterMs, Math.random());
-    options.onRetry?.(failure, delay, attempts);
-    await sleep(delay, options.signal);
-    backoff = Math.min(backoff * 1.5, options.maxBackoffMs);
-  }
+/**
+ * Compresses each body once, before the transport it wraps makes (and
+ * retries) its attempts. On the main thread, not on the thread pool: zlib
+ * sets up each stream's state in the thread that first runs it, so the pool's
+ * threads each grew a malloc arena of freed states, and the main thread
+ * waited for its turn on the pool (docs/benchmarks.md).
+ */
+export function gzipping(inner: OtlpTransport): OtlpTransport {
+  return { send: (body) => inner.send(gzipSync(body)) };
 }
+
+/** The sender: HTTP attempts, retried by the policy, of a body compressed once if asked. */
+export function otlpTransport(options: SenderOptions): OtlpTransport {
+  const retrying = new RetryingTransport(httpTransport(options), options);
+  return options.compression === 'gzip' ? gzipping(retrying) : retrying;
+}
+
+/** One request with the sender's whole policy. */
+export const sendOtlp = (payload: Uint8Array, options: SenderOptions): Promise<ExportResponse> =>
+  otlpTransport(options).send(payload);

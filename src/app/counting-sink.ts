@@ -1,13 +1,13 @@
 // The --dry-run sink: every span "accepted", nothing sent. Its own module so
 // that a dry run does not load span-sink.ts, whose HTTP sender and JSON writer
 // (node:http, node:https, node:zlib) cost ~10 ms of CPU to import.
-import type { SpanSink } from './span-sink.js';
+import type { SinkOf } from './span-sink.js';
 import { spanCountOfBatch } from './span-batch.js';
 
-export function countingSink(): SpanSink {
+export function countingSink(): SinkOf<'count'> {
   return {
     description: 'dry run',
-    countsOnly: true,
+    form: 'count',
     send: (batch) => {
       const count = spanCountOfBatch(batch);
       return Promise.resolve({

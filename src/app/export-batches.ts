@@ -5,15 +5,15 @@
 // the answer, then conversion again. Requests still go one at a time and in
 // order, so the state file records turns in the order they were delivered.
 import type { SpanData } from '../core/span-data.js';
-import type { SpanRange } from '../adapters/otlp-encode.js';
+import type { EncodedSpans, SpanRange } from '../adapters/otlp-encode.js';
 import type { ExportRecorder } from './export-recorder.js';
-import type { TurnSpans } from './session-spans.js';
-import type { SinkResult, SpanSink } from './span-sink.js';
-import type { SpanBatch } from './span-batch.js';
+import type { TurnFor } from './session-spans.js';
+import type { SinkOf, SinkResult } from './span-sink.js';
+import type { BatchOf, SinkForm } from './span-batch.js';
 
 interface PendingTurn {
-  traceId: string;
-  digest: string;
+  /** What the state file records once the turn is delivered; null when nothing is recorded. */
+  record: { traceId: string; digest: string } | null;
   remaining: number;
   /** A span of it was rejected or not delivered: never recorded in this run. */
   failed: boolean;
@@ -35,53 +35,85 @@ export interface DeliveryCounts {
   failure: string | null;
 }
 
-export interface BatchOptions {
-  sink: SpanSink;
+/** The forms that travel in batches; a dry run (form 'count') only counts its turns. */
+export type SentForm = Exclude<SinkForm, 'count'>;
+
+export interface BatchOptions<F extends SentForm> {
+  sink: SinkOf<F>;
   maxBatch: number;
-  /** Turns come with protobuf fields (TurnSpans.encoded), sent so to a sink that takes them. */
-  encoded: boolean;
-  /** Turns come with OTLP/JSON ranges instead of spans (SpanWork 'json'). */
-  json: boolean;
-  /** A read-only run records nothing (its digests may be empty). */
+  /** A read-only run records nothing (its digests may be absent). */
   recorder: ExportRecorder | null;
 }
 
 type Outcome = { ok: boolean } | { error: unknown };
 
-export class BatchSender {
-  private spans: SpanData[] = [];
-  private ranges: SpanRange[] = [];
+/** Collects spans [from, to) of turns into a batch of one form. */
+interface BatchFill<F extends SentForm> {
+  add(turn: TurnFor<F>, from: number, to: number): void;
+  /** The batch so far; the fill starts empty again. */
+  take(): BatchOf<F>;
+}
+
+function rangeFill<F extends 'protobuf' | 'json'>(
+  form: F,
+  fieldsOf: (turn: TurnFor<F>) => EncodedSpans,
+): BatchFill<F> {
+  let ranges: SpanRange[] = [];
+  return {
+    add: (turn, from, to) => void ranges.push({ encoded: fieldsOf(turn), from, to }),
+    take() {
+      const batch = { form, ranges } as BatchOf<F>;
+      ranges = [];
+      return batch;
+    },
+  };
+}
+
+const FILLS: { [F in SentForm]: () => BatchFill<F> } = {
+  spans() {
+    let spans: SpanData[] = [];
+    return {
+      add(turn, from, to) {
+        for (let i = from; i < to; i++) spans.push(turn.spans[i] as SpanData);
+      },
+      take() {
+        const batch = { form: 'spans' as const, spans };
+        spans = [];
+        return batch;
+      },
+    };
+  },
+  protobuf: () => rangeFill('protobuf', (turn) => turn.encoded),
+  json: () => rangeFill('json', (turn) => turn.json),
+};
+
+export class BatchSender<F extends SentForm> {
+  private readonly fill: BatchFill<F>;
   private turns: PendingTurn[] = [];
   /** The turn of each span of the batch, also when the spans travel as ranges only. */
   private owners: PendingTurn[] = [];
   private inFlight: Promise<Outcome> | null = null;
-  /** How batches travel (SpanBatch); 'spans': the batch holds its spans. */
-  private readonly form: 'spans' | 'encoded' | 'json';
 
   constructor(
-    private readonly options: BatchOptions,
+    private readonly options: BatchOptions<F>,
     private readonly counts: DeliveryCounts,
   ) {
-    const { sink, encoded, json } = options;
-    this.form = json ? 'json' : encoded && sink.takesEncoded === true ? 'encoded' : 'spans';
+    const form: F = options.sink.form;
+    this.fill = FILLS[form]();
   }
 
   /** Queues a turn's spans; false once delivery has failed (nothing more can go). */
-  async add(turn: TurnSpans): Promise<boolean> {
+  async add(turn: TurnFor<F>): Promise<boolean> {
     const pending: PendingTurn = {
-      traceId: turn.traceId,
-      digest: turn.digest,
+      record: turn.digest === null ? null : { traceId: turn.traceId, digest: turn.digest },
       remaining: turn.spanCount,
       failed: false,
     };
     const max = this.options.maxBatch;
     for (let from = 0; from < turn.spanCount;) {
       const to = Math.min(turn.spanCount, from + max - this.owners.length);
-      for (let i = from; i < to; i++) {
-        if (this.form === 'spans') this.spans.push(turn.spans[i] as SpanData);
-        this.owners.push(pending);
-      }
-      this.ranges.push({ encoded: turn.encoded, from, to });
+      for (let i = from; i < to; i++) this.owners.push(pending);
+      this.fill.add(turn, from, to);
       pending.remaining -= to - from;
       this.turns.push(pending);
       from = to;
@@ -93,21 +125,14 @@ export class BatchSender {
   /** Sends the batch so far once the one travelling is answered; false once delivery failed. */
   async flush(): Promise<boolean> {
     if (this.owners.length === 0) return true;
-    const { spans, ranges, owners } = this;
+    const { owners } = this;
+    const batch = this.fill.take();
     // Decided now: later batches are built (and `remaining` drops) while this one travels.
     const completed = this.turns.filter((t) => t.remaining === 0);
-    this.spans = [];
-    this.ranges = [];
     this.turns = [];
     this.owners = [];
     if (!(await this.settle())) return false;
     // The outcome is captured at once: a failure is never an unhandled rejection while conversion runs.
-    const batch: SpanBatch =
-      this.form === 'spans'
-        ? { spans }
-        : this.form === 'encoded'
-          ? { encoded: ranges }
-          : { json: ranges };
     this.inFlight = this.deliver(batch, owners, completed).then(
       (ok) => ({ ok }),
       (error: unknown) => ({ error }),
@@ -126,7 +151,7 @@ export class BatchSender {
 
   /** Sends one batch; `completed` are the turns whose last span is in it. */
   private async deliver(
-    batch: SpanBatch,
+    batch: BatchOf<F>,
     owners: PendingTurn[],
     completed: PendingTurn[],
   ): Promise<boolean> {
@@ -140,7 +165,9 @@ export class BatchSender {
       return false;
     }
     if (recorder === null) return true;
-    for (const turn of completed) if (!turn.failed) recorder.record(turn.traceId, turn.digest);
+    for (const turn of completed)
+      if (!turn.failed && turn.record !== null)
+        recorder.record(turn.record.traceId, turn.record.digest);
     recorder.paced();
     return true;
   }

@@ -17,8 +17,9 @@ import { limitHeapGrowth } from '../adapters/heap-growth.js';
 import { loadExportState } from './export-state.js';
 import { ExportRecorder } from './export-recorder.js';
 import { BatchSender, type DeliveryCounts } from './export-batches.js';
-import { SessionSpansRead, type SpanWork, type TurnSpans } from './session-spans.js';
-import type { SpanSink } from './span-sink.js';
+import { keyOfTurn, SessionSpansRead, type TurnFor, type TurnNeed } from './session-spans.js';
+import type { SinkOf, SpanSink } from './span-sink.js';
+import type { SinkForm } from './span-batch.js';
 import { DEFAULTS } from '../core/settings.js';
 
 /** The default batch size (the setting is maxBatchSpans); the benches use it. */
@@ -77,7 +78,7 @@ async function collectSessions(
 }
 
 export async function runExport(options: ExportOptions): Promise<ExportSummary> {
-  const { settings, sink } = options;
+  const { settings } = options;
   const listWarnings: ReadWarning[] = [];
   const sessions = await collectSessions(options.paths, settings, listWarnings);
   const stateDir = settings.stateDir ?? '.';
@@ -85,32 +86,78 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   if (loaded.problem !== null) options.onNote?.(loaded.problem);
   const recorder = new ExportRecorder(loaded.state, stateDir, options.clock ?? systemClock);
   const summary = emptySummary(sessions, listWarnings);
-  const work = workOf(options, recorder.holdsTurns);
-  const batches = new BatchSender(
-    {
-      sink,
-      maxBatch: settings.maxBatchSpans,
-      encoded: work === 'encode',
-      json: work === 'json',
-      recorder: options.readOnlyState ? null : recorder,
-    },
-    summary,
-  );
-  const sendTurns = turnSender(options, work, recorder, batches, summary);
-  try {
-    const stopped = await readAll(sessions, options, work, sendTurns, summary);
-    // The last partial batch; a failure here is recorded in summary.failure.
-    if (!stopped) await batches.flush();
-    await batches.settle();
-  } catch (err) {
-    // Whatever failed, the turns already delivered are recorded before the error goes on.
-    await batches.settle().catch(() => false);
-    await recorder.abandon();
-    throw err;
-  }
+  const run: ExportRun = { options, sessions, recorder, summary };
+  const { sink } = options;
+  // One branch per form, each typed by it (a union does not pick a generic's form).
+  if (sink.form === 'protobuf') await exportTo(sink, run);
+  else if (sink.form === 'json') await exportTo(sink, run);
+  else if (sink.form === 'spans') await exportTo(sink, run);
+  else await exportTo(sink, run);
   await recorder.finish();
   return summary;
 }
+
+interface ExportRun {
+  options: ExportOptions;
+  sessions: SessionFiles[];
+  recorder: ExportRecorder;
+  summary: ExportSummary;
+}
+
+/** Every session's turns, built in the sink's form, to the sink. */
+async function exportTo<F extends SinkForm>(sink: SinkOf<F>, run: ExportRun): Promise<void> {
+  const { options, sessions, recorder, summary } = run;
+  const need: TurnNeed<F> = { form: sink.form, digest: needsDigest(options, recorder.holdsTurns) };
+  const delivery = DELIVERIES[sink.form](sink, run);
+  const sendTurns = turnSender(options, recorder, delivery, summary);
+  try {
+    const stopped = await readAll(sessions, options, need, sendTurns, summary);
+    // The last partial batch; a failure here is recorded in summary.failure.
+    if (!stopped) await delivery.flush();
+    await delivery.settle();
+  } catch (err) {
+    // Whatever failed, the turns already delivered are recorded before the error goes on.
+    await delivery.settle().catch(() => false);
+    await recorder.abandon();
+    throw err;
+  }
+}
+
+/** Where export's turns go: batches for the sink, or (a dry run) a count. */
+interface TurnDelivery<F extends SinkForm> {
+  /** Queues a turn; false (or a promise of it) once delivery has failed. */
+  add(turn: TurnFor<F>): boolean | Promise<boolean>;
+  flush(): Promise<boolean>;
+  settle(): Promise<boolean>;
+}
+
+const batchesFor = <F extends 'spans' | 'protobuf' | 'json'>(
+  sink: SinkOf<F>,
+  run: ExportRun,
+): TurnDelivery<F> =>
+  new BatchSender(
+    {
+      sink,
+      maxBatch: run.options.settings.maxBatchSpans,
+      recorder: run.options.readOnlyState ? null : run.recorder,
+    },
+    run.summary,
+  );
+
+const DELIVERIES: { [F in SinkForm]: (sink: SinkOf<F>, run: ExportRun) => TurnDelivery<F> } = {
+  spans: batchesFor,
+  protobuf: batchesFor,
+  json: batchesFor,
+  // A dry run sends nothing: its spans are counted as they come.
+  count: (_sink, { summary }) => ({
+    add(turn) {
+      summary.spansSent += turn.spanCount;
+      return true;
+    },
+    flush: () => Promise.resolve(true),
+    settle: () => Promise.resolve(true),
+  }),
+};
 
 const emptySummary = (listed: SessionFiles[], warnings: ReadWarning[]): ExportSummary => ({
   sessions: listed.length,
@@ -135,54 +182,52 @@ const emptySummary = (listed: SessionFiles[], warnings: ReadWarning[]): ExportSu
  * for delivery. The returned function resolves false once delivery has failed
  * (reading stops).
  */
-function turnSender(
+function turnSender<F extends SinkForm>(
   options: ExportOptions,
-  work: SpanWork,
   recorder: ExportRecorder,
-  batches: BatchSender,
+  delivery: TurnDelivery<F>,
   summary: ExportSummary,
-): (turns: TurnSpans[]) => Promise<boolean> {
+): (turns: TurnFor<F>[]) => Promise<boolean> {
   const seenTraces = new Set<string>();
   return async (turns) => {
     for (const turn of turns) {
       if (options.since !== null && turn.startTime < options.since) continue;
       // The same history in a resumed or forked file: same prompt uuid, same trace.
-      if (seenTraces.has(turn.traceId)) {
+      const key = keyOfTurn(turn);
+      if (seenTraces.has(key)) {
         summary.turnsDuplicate += 1;
         continue;
       }
-      seenTraces.add(turn.traceId);
+      seenTraces.add(key);
       summary.turns += 1;
-      if (!options.force && recorder.delivered(turn.traceId, turn.digest)) {
+      if (!options.force && turn.digest !== null && recorder.delivered(key, turn.digest)) {
         summary.turnsUnchanged += 1;
         continue;
       }
-      if (work === 'count') summary.spansSent += turn.spanCount;
-      else if (!(await batches.add(turn))) return false;
+      const added = delivery.add(turn);
+      if (added !== true && !(await added)) return false;
     }
     return true;
   };
 }
 
 /**
- * What each turn needs. Its protobuf fields and digest serve to compare with
- * the state file, to record the turn and to build the request: a read-only run
- * with nothing to compare (--force, or no turns recorded) needs none of them.
- * A dry run then only counts (no span is built either), and --out takes each
- * turn's OTLP/JSON, its spans dropped as it is built.
+ * Whether each turn needs its digest: to compare with the state file and to
+ * record the turn. A read-only run with nothing to compare (--force, or no
+ * turns recorded) needs none, and builds each turn in the sink's form alone:
+ * a dry run then only counts (no span is built), --out takes each turn's
+ * OTLP/JSON, its spans dropped as it is built.
  */
-function workOf(options: ExportOptions, stateHoldsTurns: boolean): SpanWork {
-  if (!options.readOnlyState || (!options.force && stateHoldsTurns)) return 'encode';
-  if (options.sink.countsOnly === true) return 'count';
-  return options.sink.takesJson === true ? 'json' : 'spans';
+function needsDigest(options: ExportOptions, stateHoldsTurns: boolean): boolean {
+  return !options.readOnlyState || (!options.force && stateHoldsTurns);
 }
 
 /** Reads every session, a segment at a time, into sendTurns; true if delivery stopped it. */
-async function readAll(
+async function readAll<F extends SinkForm>(
   sessions: SessionFiles[],
   options: ExportOptions,
-  work: SpanWork,
-  sendTurns: (turns: TurnSpans[]) => Promise<boolean>,
+  need: TurnNeed<F>,
+  sendTurns: (turns: TurnFor<F>[]) => Promise<boolean>,
   summary: ExportSummary,
 ): Promise<boolean> {
   const { settings } = options;
@@ -192,14 +237,14 @@ async function readAll(
   // 60-90 MB between V8's default full collections, of a live heap of 14-16
   // MB: batches of built spans outlived young collections (--out peak RSS
   // 145-153 MB on the 201 MB corpus). With each turn encoded as it is built
-  // (SpanWork 'json') most runs stayed at 113-121 MB, but one in four still
+  // (TurnNeed 'json') most runs stayed at 113-121 MB, but one in four still
   // reached 151-170 MB uncapped. Capped from the start.
-  let heapLimited = options.readOnlyState && work !== 'count';
+  let heapLimited = options.readOnlyState && (need.form !== 'count' || need.digest);
   if (heapLimited) limitHeapGrowth();
   let stopped = false;
   let done = 0;
   for (const files of sessions) {
-    const read = new SessionSpansRead(files, options.prices, spanOptions, {}, work);
+    const read = new SessionSpansRead(files, options.prices, spanOptions, {}, need);
     let segments = 0;
     // Turns are sent a segment at a time: a transcript of gigabytes is never held whole.
     for await (const turns of read.turns()) {

@@ -3,21 +3,22 @@
 // collector refuses as too large (413). The sink around it (span-sink.ts)
 // posts the requests and keeps what outlives a batch.
 import type { Resource } from '@opentelemetry/resources';
-import type { Settings } from '../core/settings.js';
+import type { SpanData } from '../core/span-data.js';
 import {
   assembleRequest,
   encodeSpans,
   rangesOf,
   spanCountOf,
   spanIdOf,
+  type OtlpProtocol,
   type RequestBuffer,
+  type SpanRange,
 } from '../adapters/otlp-encode.js';
-import type { SendResult } from '../adapters/otlp-http-sender.js';
-import { formNotTaken, type SpanBatch } from './span-batch.js';
+import type { ExportResponse } from '../adapters/otlp-transport.js';
 import type { SinkResult } from './span-sink.js';
 
 /** Sends one request body, retries included. */
-export type Post = (body: Uint8Array) => Promise<SendResult>;
+export type Post = (body: Uint8Array) => Promise<ExportResponse>;
 
 /** The requests of one batch: spans [from, to) of it, counted across its ranges. */
 export interface BatchRequests {
@@ -27,30 +28,33 @@ export interface BatchRequests {
   spanIdAt(index: number): string;
 }
 
-export function requestsOf(
-  batch: SpanBatch,
-  settings: Settings,
+/** Requests encoded from built spans (the OTLP/JSON endpoint's form). */
+export function requestsOfSpans(
+  spans: SpanData[],
+  resource: Resource,
+  protocol: OtlpProtocol,
+): BatchRequests {
+  return {
+    count: spans.length,
+    encode: (from, to) =>
+      encodeSpans(
+        from === 0 && to === spans.length ? spans : spans.slice(from, to),
+        resource,
+        protocol,
+      ),
+    spanIdAt: (index) => spans[index]?.spanId ?? '?',
+  };
+}
+
+/**
+ * Protobuf requests, halves after a 413 included, assembled from the span
+ * fields: no span is encoded a second time.
+ */
+export function requestsOfRanges(
+  fields: SpanRange[],
   resource: Resource,
   into: RequestBuffer | undefined,
 ): BatchRequests {
-  if (batch.json !== undefined) formNotTaken(settings.endpoint, 'json');
-  if (batch.encoded === undefined) {
-    const spans = batch.spans;
-    return {
-      count: spans.length,
-      encode: (from, to) =>
-        encodeSpans(
-          from === 0 && to === spans.length ? spans : spans.slice(from, to),
-          resource,
-          settings.protocol,
-        ),
-      spanIdAt: (index) => spans[index]?.spanId ?? '?',
-    };
-  }
-  if (settings.protocol !== 'http/protobuf') formNotTaken(settings.endpoint, 'encoded');
-  // Protobuf requests, halves after a 413 included, are assembled from the
-  // span fields: no span is encoded a second time.
-  const fields = batch.encoded;
   const count = spanCountOf(fields);
   return {
     count,
@@ -105,7 +109,7 @@ export class HalvingSend {
     const answer = await this.post(body);
     const result = this.result;
     result.attempts += answer.attempts;
-    if (answer.ok) {
+    if (answer.status === 'success') {
       result.bytes += body.byteLength;
       const p = answer.partial;
       result.parts.push(

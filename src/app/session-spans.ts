@@ -12,27 +12,82 @@ import type { SessionFiles } from '../adapters/session-files.js';
 import type { ParseOptions } from '../core/parse-record.js';
 import { readSession, type SegmentReadOptions, type SessionRead } from './read-session.js';
 import type { ReadWarning } from '../core/waterfall-row.js';
+import type { SinkForm } from './span-batch.js';
 
-export interface TurnSpans {
-  /**
-   * The turn's trace id; for SpanWork 'count', which only tells turns apart
-   * (the same prompt in a resumed or forked file), `trace:<prompt uuid>`, the
-   * key the trace id is hashed from.
-   */
-  traceId: string;
+interface TurnHead {
   startTime: number;
-  /** Empty when only counted or encoded as OTLP/JSON (SpanWork 'count', 'json'). */
-  spans: SpanData[];
   /** How many spans the turn has (also when they were only counted). */
   spanCount: number;
+}
+
+interface TracedTurn extends TurnHead {
+  traceId: string;
   /**
-   * The spans' protobuf fields: hashed for the digest, and what export sends;
-   * for SpanWork 'json' their OTLP/JSON span objects (encodeJsonSpans) instead.
+   * Hash of the spans' content (digestOf): a changed turn (it grew, it
+   * finished) hashes anew. Null when the caller did not ask for it (TurnNeed).
    */
+  digest: string | null;
+}
+
+/** Built, encoded as protobuf span fields and hashed: to compare, record and send. */
+export interface ProtobufTurn extends TracedTurn {
+  form: 'protobuf';
+  spans: SpanData[];
+  /** The spans' protobuf fields: hashed for the digest, and what a protobuf sink sends. */
   encoded: EncodedSpans;
-  /** Hash of the spans' content: a changed turn (it grew, it finished) hashes anew. */
   digest: string;
 }
+
+/** Built spans, for a sink that encodes them itself. */
+export interface BuiltTurn extends TracedTurn {
+  form: 'spans';
+  spans: SpanData[];
+}
+
+/** The spans' OTLP/JSON span objects (encodeJsonSpans), the spans dropped as they are built. */
+export interface JsonTurn extends TracedTurn {
+  form: 'json';
+  json: EncodedSpans;
+}
+
+/** Only counted, no span built. */
+export interface CountedTurn extends TurnHead {
+  form: 'count';
+  /**
+   * Tells the turn apart from others (the same prompt in a resumed or forked
+   * file) as its trace id would, without hashing: `trace:<prompt uuid>`, the
+   * key the trace id is hashed from.
+   */
+  key: string;
+  digest: null;
+}
+
+export type TurnSpans = ProtobufTurn | BuiltTurn | JsonTurn | CountedTurn;
+
+/**
+ * What each turn must carry: the form of the sink it goes to, and whether
+ * its digest is needed (to compare with the state file or record it).
+ */
+export interface TurnNeed<F extends SinkForm = SinkForm> {
+  form: F;
+  digest: boolean;
+}
+
+/** The turns built for a sink of form F; counting with a digest builds the spans to hash them. */
+export type TurnFor<F extends SinkForm> = F extends 'protobuf'
+  ? ProtobufTurn
+  : F extends 'spans'
+    ? BuiltTurn
+    : F extends 'json'
+      ? JsonTurn
+      : CountedTurn | BuiltTurn;
+
+/** Every field, hashed: what sessionSpans and the benches read. */
+export const ENCODE_ALL: TurnNeed<'protobuf'> = { form: 'protobuf', digest: true };
+
+/** What tells turns apart: the trace id, or the key it is hashed from when only counted. */
+export const keyOfTurn = (turn: TurnSpans): string =>
+  turn.form === 'count' ? turn.key : turn.traceId;
 
 /** Text kept per field while parsing: enough for labels, or for full content capture. */
 export function textLimitFor(options: SpanOptions): number {
@@ -58,68 +113,108 @@ export function digestOf(spans: SpanData[]): string {
 const digestOfEncoded = (encoded: EncodedSpans): string => sha256Hex(encoded.bytes).slice(0, 32);
 
 /**
- * What `encoded` and `digest` hold when the caller said it needs neither
- * (`encode` false: a dry run or --out with nothing to compare, where
- * encoding and hashing were a tenth of the CPU).
+ * One protobuf encoding of a turn's spans, hashed whole (digestOf, what the
+ * export state records) and span by span (each span's own bytes, its range
+ * in `ends`: what watch tells a changed span by), so that a rebuilt turn is
+ * encoded once for both.
  */
-export const NOT_ENCODED: EncodedSpans = { bytes: new Uint8Array(0), ends: new Uint32Array(0) };
+export function turnDigests(spans: SpanData[]): { digest: string; spanDigests: string[] } {
+  const encoded = encodeSpanFields(spans);
+  const { bytes, ends } = encoded;
+  const spanDigests: string[] = [];
+  let start = 0;
+  for (const end of ends) {
+    spanDigests.push(sha256Hex(bytes.subarray(start, end)).slice(0, 16));
+    start = end;
+  }
+  return { digest: digestOfEncoded(encoded), spanDigests };
+}
 
-/**
- * How much of each turn the caller needs: `encode` the spans, their protobuf
- * fields and digest (to compare, record and send); `spans` the spans alone
- * (--out or a dry run with nothing to compare); `count` only how many there
- * are (a dry run with nothing to compare: building them was ~4 % of its CPU
- * for a number countTurnSpans gives in a tenth of the time); `json` the
- * spans' OTLP/JSON objects alone, the spans dropped (--out with nothing to
- * compare: spans held in a batch until it was full filled the old generation).
- */
-export type SpanWork = 'encode' | 'spans' | 'json' | 'count';
+interface TurnInput {
+  model: SessionModel;
+  turn: SessionModel['turns'][number];
+  costs: ReturnType<typeof costSession>;
+  options: SpanOptions;
+}
 
-/** Spans of the model's turns from `firstTurn` on (a segment's own turns). */
+const build = (t: TurnInput): SpanData[] =>
+  buildTurnSpans(t.model, t.turn.index, t.costs, t.options);
+
+function builtTurn(t: TurnInput, digest: boolean): BuiltTurn {
+  const spans = build(t);
+  const traceId = traceIdFor(t.turn.promptUuid);
+  const hash = digest ? digestOf(spans) : null;
+  return {
+    form: 'spans',
+    traceId,
+    startTime: t.turn.startTime,
+    spans,
+    spanCount: spans.length,
+    digest: hash,
+  };
+}
+
+/** How a turn is built for each form: only what its sink, and the digest, need. */
+const TURN_BUILDERS: { [F in SinkForm]: (t: TurnInput, digest: boolean) => TurnFor<F> } = {
+  protobuf(t) {
+    const spans = build(t);
+    const encoded = encodeSpanFields(spans);
+    return {
+      form: 'protobuf',
+      traceId: traceIdFor(t.turn.promptUuid),
+      startTime: t.turn.startTime,
+      spans,
+      spanCount: spans.length,
+      encoded,
+      digest: digestOfEncoded(encoded),
+    };
+  },
+  spans: builtTurn,
+  json(t, digest) {
+    const { spans, ...rest } = builtTurn(t, digest);
+    return { ...rest, form: 'json', json: encodeJsonSpans(spans) };
+  },
+  // Counting alone builds no span: countTurnSpans gives the number in a
+  // fraction of the time, and the prompt uuid tells turns apart as its hash does.
+  count: (t, digest) =>
+    digest
+      ? builtTurn(t, true)
+      : {
+          form: 'count',
+          key: `trace:${t.turn.promptUuid}`,
+          startTime: t.turn.startTime,
+          spanCount: countTurnSpans(t.model, t.turn.index),
+          digest: null,
+        },
+};
+
+/** Spans of the model's turns from `firstTurn` on (a segment's own turns), in the form `need` asks. */
 export function spansOfModel(
   model: SessionModel,
   prices: PriceTable,
   options: SpanOptions,
+  firstTurn?: number,
+): { turns: ProtobufTurn[]; unknownModels: string[] };
+export function spansOfModel<F extends SinkForm>(
+  model: SessionModel,
+  prices: PriceTable,
+  options: SpanOptions,
+  firstTurn: number,
+  need: TurnNeed<F>,
+): { turns: TurnFor<F>[]; unknownModels: string[] };
+export function spansOfModel<F extends SinkForm>(
+  model: SessionModel,
+  prices: PriceTable,
+  options: SpanOptions,
   firstTurn = 0,
-  work: SpanWork = 'encode',
-): { turns: TurnSpans[]; unknownModels: string[] } {
+  need: TurnNeed<F> = ENCODE_ALL as TurnNeed<F>,
+): { turns: TurnFor<F>[]; unknownModels: string[] } {
   // Costs also when only counting: the "no price for model" notes come from them.
   const costs = costSession(model, prices);
-  const turns = model.turns.slice(firstTurn).map((turn): TurnSpans => {
-    if (work === 'count') {
-      const spanCount = countTurnSpans(model, turn.index);
-      return {
-        // Only told apart from other turns: the prompt uuid does that as its
-        // hash does, without hashing (see TurnSpans.traceId).
-        traceId: `trace:${turn.promptUuid}`,
-        startTime: turn.startTime,
-        spans: [],
-        spanCount,
-        encoded: NOT_ENCODED,
-        digest: '',
-      };
-    }
-    const traceId = traceIdFor(turn.promptUuid);
-    const spans = buildTurnSpans(model, turn.index, costs, options);
-    if (work === 'json')
-      return {
-        traceId,
-        startTime: turn.startTime,
-        spans: [],
-        spanCount: spans.length,
-        encoded: encodeJsonSpans(spans),
-        digest: '',
-      };
-    const encoded = work === 'encode' ? encodeSpanFields(spans) : NOT_ENCODED;
-    return {
-      traceId,
-      startTime: turn.startTime,
-      spans,
-      spanCount: spans.length,
-      encoded,
-      digest: work === 'encode' ? digestOfEncoded(encoded) : '',
-    };
-  });
+  const builder = TURN_BUILDERS[need.form];
+  const turns = model.turns
+    .slice(firstTurn)
+    .map((turn) => builder({ model, turn, costs, options }, need.digest));
   return { turns, unknownModels: costs.unknownModels };
 }
 
@@ -140,7 +235,7 @@ export interface StreamedSession {
  * and may stop pulling; summary() tells what was read. Reading and sending
  * stay separate steps. The same spans as the whole session's, turn for turn.
  */
-export class SessionSpansRead {
+export class SessionSpansRead<F extends SinkForm = 'protobuf'> {
   private readonly read: SessionRead;
   private readonly unknown = new Set<string>();
   /** Linking warnings are derived per segment, not read: kept after the read ones, as finish() does. */
@@ -151,8 +246,8 @@ export class SessionSpansRead {
     private readonly prices: PriceTable,
     private readonly options: SpanOptions,
     segments: Omit<SegmentReadOptions, 'parse'> = {},
-    /** What each turn needs (see SpanWork): less than `encode` gives NOT_ENCODED and an empty digest. */
-    private readonly work: SpanWork = 'encode',
+    /** What each turn needs (TurnNeed): by default every field, hashed. */
+    private readonly need: TurnNeed<F> = ENCODE_ALL as TurnNeed<F>,
   ) {
     this.read = readSession(files, {
       ...segments,
@@ -161,9 +256,9 @@ export class SessionSpansRead {
     });
   }
 
-  async *turns(): AsyncGenerator<TurnSpans[], void, undefined> {
+  async *turns(): AsyncGenerator<TurnFor<F>[], void, undefined> {
     for await (const { model, firstTurn } of this.read.segments()) {
-      const spans = spansOfModel(model, this.prices, this.options, firstTurn, this.work);
+      const spans = spansOfModel(model, this.prices, this.options, firstTurn, this.need);
       for (const m of spans.unknownModels) this.unknown.add(m);
       this.derived.push(...(model.derivedWarnings ?? []));
       yield spans.turns;

@@ -5,11 +5,19 @@
 import type { Resource } from '@opentelemetry/resources';
 import type { Settings } from '../core/settings.js';
 import { contentTypeOf, RequestBuffer } from '../adapters/otlp-encode.js';
-import { jsonLineOfRanges, jsonLineView } from '../adapters/otlp-json.js';
-import { keepAliveAgent, sendOtlp, type AttemptFailure } from '../adapters/otlp-http-sender.js';
+import { jsonLineOfRanges } from '../adapters/otlp-json.js';
+import { keepAliveAgent, otlpTransport } from '../adapters/otlp-http-sender.js';
+import type { AttemptFailure } from '../adapters/otlp-transport.js';
 import { UserError } from '../core/user-error.js';
-import { formNotTaken, spanCountOfBatch, type SpanBatch } from './span-batch.js';
-import { HalvingSend, requestsOf, type Post, type SizeLimit } from './otlp-batch-send.js';
+import { spanCountOfBatch, type BatchOf, type SinkForm } from './span-batch.js';
+import {
+  HalvingSend,
+  requestsOfRanges,
+  requestsOfSpans,
+  type BatchRequests,
+  type Post,
+  type SizeLimit,
+} from './otlp-batch-send.js';
 import type { PrivateFile } from '../adapters/private-file.js';
 import { readSmallFileSync } from '../adapters/file-info.js';
 
@@ -33,19 +41,20 @@ export interface SinkResult {
   failure: AttemptFailure | null;
 }
 
-export interface SpanSink {
+/** A sink of batches of one form (span-batch.ts), which it declares. */
+export interface SinkOf<F extends SinkForm> {
   readonly description: string;
-  /** Takes only the number of spans (a dry run): export may count turns' spans instead of building them. */
-  readonly countsOnly?: boolean;
-  /** Takes a batch as `encoded` protobuf span fields (SpanBatch): export then sends it so. */
-  readonly takesEncoded?: boolean;
-  /** Takes a batch as `json` OTLP/JSON span objects (SpanBatch): the file sink. */
-  readonly takesJson?: boolean;
-  /** Every sink takes built spans; `encoded` or `json` only when it says so above. */
-  send(batch: SpanBatch): Promise<SinkResult>;
+  /** What its batches carry: export builds each turn, and fills each batch, in this form. */
+  readonly form: F;
+  send(batch: BatchOf<F>): Promise<SinkResult>;
   /** Makes the output final (the --out file appears); a no-op for the network. */
   close?(): Promise<void>;
 }
+
+export type SpanSink = SinkOf<'spans'> | SinkOf<'protobuf'> | SinkOf<'json'> | SinkOf<'count'>;
+
+/** An OTLP/HTTP endpoint: protobuf span fields, or built spans for OTLP/JSON. */
+export type OtlpSink = SinkOf<'protobuf'> | SinkOf<'spans'>;
 
 const acceptedAll = (count: number, bytes: number): SinkResult => ({
   ok: true,
@@ -69,19 +78,23 @@ function readPem(path: string | null, what: string): string | undefined {
   return pem;
 }
 
-export function otlpSink(settings: Settings, resource: Resource, retry: RetryPolicy): SpanSink {
+export function otlpSink(settings: Settings, resource: Resource, retry: RetryPolicy): OtlpSink {
   const post = otlpPoster(settings, retry);
   // Learned from a 413: the largest request size (in spans) worth trying.
   const limit: SizeLimit = { spans: Infinity };
   const memory = new RequestMemory();
+  const run = (requests: BatchRequests) => new HalvingSend(requests, post, limit).run();
+  const description = settings.endpoint;
+  if (settings.protocol === 'http/protobuf')
+    return {
+      description,
+      form: 'protobuf',
+      send: (batch) => memory.lend((into) => run(requestsOfRanges(batch.ranges, resource, into))),
+    };
   return {
-    description: settings.endpoint,
-    takesEncoded: settings.protocol === 'http/protobuf',
-    send: (batch) =>
-      memory.lend((into) => {
-        const requests = requestsOf(batch, settings, resource, into);
-        return new HalvingSend(requests, post, limit).run();
-      }),
+    description,
+    form: 'spans',
+    send: (batch) => run(requestsOfSpans(batch.spans, resource, settings.protocol)),
   };
 }
 
@@ -92,23 +105,22 @@ function otlpPoster(settings: Settings, retry: RetryPolicy): Post {
     cert: readPem(settings.tlsCert, 'client certificate'),
     key: readPem(settings.tlsKey, 'client key'),
   };
-  const agent = keepAliveAgent(settings.endpoint);
-  return (body) =>
-    sendOtlp(body, {
-      url: settings.endpoint,
-      headers: settings.headers,
-      contentType: contentTypeOf(settings.protocol),
-      compression: settings.compression,
-      timeoutMs: settings.timeoutMs,
-      maxRetries: retry.maxRetries,
-      initialBackoffMs: 1000,
-      maxBackoffMs: retry.maxBackoffMs,
-      maxRetryAfterMs: 60_000,
-      tls,
-      agent,
-      ...(retry.signal === undefined ? {} : { signal: retry.signal }),
-      ...(retry.onRetry === undefined ? {} : { onRetry: retry.onRetry }),
-    });
+  const transport = otlpTransport({
+    url: settings.endpoint,
+    headers: settings.headers,
+    contentType: contentTypeOf(settings.protocol),
+    compression: settings.compression,
+    timeoutMs: settings.timeoutMs,
+    maxRetries: retry.maxRetries,
+    initialBackoffMs: 1000,
+    maxBackoffMs: retry.maxBackoffMs,
+    maxRetryAfterMs: 60_000,
+    tls,
+    agent: keepAliveAgent(settings.endpoint),
+    ...(retry.signal === undefined ? {} : { signal: retry.signal }),
+    ...(retry.onRetry === undefined ? {} : { onRetry: retry.onRetry }),
+  });
+  return (body) => transport.send(body);
 }
 
 /**
@@ -134,19 +146,15 @@ class RequestMemory {
 }
 
 /** OTLP/JSON requests, one per line, into a private file that appears whole at close(). */
-export function fileSink(out: PrivateFile, resource: Resource): SpanSink {
+export function fileSink(out: PrivateFile, resource: Resource): SinkOf<'json'> {
   return {
     description: out.path,
-    takesJson: true,
+    form: 'json',
     async send(batch) {
-      if (batch.encoded !== undefined) formNotTaken(out.path, 'encoded');
       // Written from the encoder's own buffer, neither decoded into a string nor
       // copied; the write is awaited before the next request is encoded into it
       // (export sends one batch at a time).
-      const line =
-        batch.json === undefined
-          ? jsonLineView(batch.spans, resource)
-          : jsonLineOfRanges(batch.json, resource);
+      const line = jsonLineOfRanges(batch.ranges, resource);
       await out.append(line);
       return acceptedAll(spanCountOfBatch(batch), line.byteLength - 1);
     },

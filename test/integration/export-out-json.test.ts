@@ -1,9 +1,9 @@
 // `export --out` with nothing to compare encodes each turn's spans as
 // OTLP/JSON as they are built and puts each line together from the turns'
-// byte ranges (SpanWork 'json'); with a state to compare it encodes whole
-// batches of built spans. Both must write the same file, byte for byte, over
+// byte ranges (a sink of form 'json'); a sink of built spans (form 'spans')
+// encodes whole batches of them. Both must write the same file, byte for byte, over
 // every fixture, whatever the batch size cuts turns into.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,8 @@ import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { openPrivateFile } from '../../src/adapters/private-file.js';
 import { buildResource } from '../../src/adapters/resource.js';
 import { runExport } from '../../src/app/export.js';
-import { fileSink, type SpanSink } from '../../src/app/span-sink.js';
+import { fileSink, type SinkOf, type SpanSink } from '../../src/app/span-sink.js';
+import { jsonLineView } from '../../src/adapters/otlp-json.js';
 import type { PriceTable } from '../../src/core/pricing.js';
 import { DEFAULTS } from '../../src/core/settings.js';
 import type { ContentMode } from '../../src/core/span-data.js';
@@ -31,7 +32,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** One export into `name`; `fromSpans` hides takesJson, so the sink gets built spans. */
+/** One export into `name`; `fromSpans`: a sink of built spans, each batch encoded whole. */
 async function exportTo(
   name: string,
   content: ContentMode,
@@ -40,9 +41,7 @@ async function exportTo(
 ): Promise<{ file: Buffer; spans: number }> {
   const path = join(dir, name);
   const out = fileSink(await openPrivateFile(path, '--out'), resource);
-  const sink: SpanSink = fromSpans
-    ? { description: out.description, send: out.send, close: out.close }
-    : out;
+  const sink: SpanSink = fromSpans ? spansFileSink(out, path) : out;
   const summary = await runExport({
     paths: ROOTS,
     settings: { ...DEFAULTS, content, maxBatchSpans, stateDir: join(dir, `state-${name}`) },
@@ -55,6 +54,31 @@ async function exportTo(
   await sink.close?.();
   expect(summary.failure).toBeNull();
   return { file: await readFile(path), spans: summary.spansSent };
+}
+
+/** The file sink's requests written from batches of built spans (jsonLineView). */
+function spansFileSink(out: SinkOf<'json'>, path: string): SinkOf<'spans'> {
+  let lines: Buffer[] = [];
+  return {
+    description: out.description,
+    form: 'spans',
+    send(batch) {
+      lines.push(Buffer.from(jsonLineView(batch.spans, resource)));
+      const to = batch.spans.length;
+      return Promise.resolve({
+        ok: true,
+        attempts: 1,
+        bytes: 0,
+        parts: to === 0 ? [] : [{ from: 0, to, outcome: 'accepted' as const }],
+        failure: null,
+      });
+    },
+    async close() {
+      await out.close?.();
+      await writeFile(path, Buffer.concat(lines));
+      lines = [];
+    },
+  };
 }
 
 describe('export --out: turns encoded apart = batches of built spans', () => {

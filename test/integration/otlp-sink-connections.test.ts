@@ -3,7 +3,8 @@
 // costs no span: the next request opens a new one.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildResource } from '../../src/adapters/resource.js';
-import { otlpSink } from '../../src/app/span-sink.js';
+import { otlpSink, type OtlpSink } from '../../src/app/span-sink.js';
+import { encodeSpanFields } from '../../src/adapters/otlp-encode.js';
 import { DEFAULTS, type Settings } from '../../src/core/settings.js';
 import type { SpanData } from '../../src/core/span-data.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
@@ -32,6 +33,15 @@ describe('otlpSink connections', () => {
     await receiver.stop();
   });
 
+  /** The sink takes spans in its own form: protobuf fields, or built spans for OTLP/JSON. */
+  const sendSpans = (sink: OtlpSink, spans: SpanData[]) =>
+    sink.form === 'protobuf'
+      ? sink.send({
+          form: 'protobuf',
+          ranges: [{ encoded: encodeSpanFields(spans), from: 0, to: spans.length }],
+        })
+      : sink.send({ form: 'spans', spans });
+
   const sinkFor = (protocol: Settings['protocol']) => {
     const settings: Settings = { ...DEFAULTS, endpoint: `${receiver.url}/v1/traces`, protocol };
     const resource = buildResource({ serviceName: settings.serviceName, attributes: {} });
@@ -42,7 +52,7 @@ describe('otlpSink connections', () => {
     it(`sends requests one after another over one connection (${protocol})`, async () => {
       const sink = sinkFor(protocol);
       for (let batch = 0; batch < 5; batch++) {
-        const result = await sink.send({ spans: [span(2 * batch), span(2 * batch + 1)] });
+        const result = await sendSpans(sink, [span(2 * batch), span(2 * batch + 1)]);
         expect(result.ok).toBe(true);
         expect(result.parts).toEqual([{ from: 0, to: 2, outcome: 'accepted' }]);
       }
@@ -56,11 +66,11 @@ describe('otlpSink connections', () => {
 
   it('a connection the collector closed between requests: the next opens a new one, nothing lost', async () => {
     const sink = sinkFor('http/protobuf');
-    expect((await sink.send({ spans: [span(0)] })).ok).toBe(true);
+    expect((await sendSpans(sink, [span(0)])).ok).toBe(true);
     // stop() destroys every socket, the kept one too; restart() listens on the same port.
     await receiver.stop();
     await receiver.restart();
-    const result = await sink.send({ spans: [span(1)] });
+    const result = await sendSpans(sink, [span(1)]);
     expect(result.ok).toBe(true);
     expect(receiver.spans().map((s) => s.name)).toEqual(['span 0', 'span 1']);
     expect(receiver.connections()).toBe(2);

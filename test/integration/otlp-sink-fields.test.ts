@@ -15,7 +15,7 @@ import {
 } from '../../src/adapters/otlp-encode.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { buildResource } from '../../src/adapters/resource.js';
-import type { TurnSpans } from '../../src/app/session-spans.js';
+import type { ProtobufTurn } from '../../src/app/session-spans.js';
 import { sessionSpans } from '../support/whole-session.js';
 import { otlpSink } from '../../src/app/span-sink.js';
 import { DEFAULTS, type Settings } from '../../src/core/settings.js';
@@ -25,7 +25,7 @@ import { fuzz } from '../support/fuzz-config.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 
 const resource = buildResource({ serviceName: DEFAULTS.serviceName, attributes: {} });
-const turns: TurnSpans[] = [];
+const turns: ProtobufTurn[] = [];
 const spans: SpanData[] = [];
 
 beforeAll(async () => {
@@ -99,19 +99,24 @@ describe('otlpSink from span fields alone', () => {
     };
     return otlpSink(settings, resource, { maxRetries: 2, maxBackoffMs: 50 });
   };
+  const protobufSink = (compression: Settings['compression']) => {
+    const sink = sinkFor(compression);
+    if (sink.form !== 'protobuf') throw new Error('an http/protobuf sink takes protobuf fields');
+    return sink;
+  };
   const ids = (list: { spanId: string }[]): string[] => list.map((s) => s.spanId);
 
   for (const compression of ['none', 'gzip'] as const) {
     it(`batch after batch in one buffer, each request whole (compression ${compression})`, async () => {
       const sink = sinkFor(compression);
-      expect(sink.takesEncoded).toBe(true);
+      if (sink.form !== 'protobuf') throw new Error('an http/protobuf sink takes protobuf fields');
       const all = wholeTurns();
       const sizes = [7, 300, 1, 64, spans.length];
       let from = 0;
       for (const size of sizes) {
         const to = Math.min(spans.length, from + size);
         if (to === from) break;
-        const result = await sink.send({ encoded: rangesOf(all, from, to) });
+        const result = await sink.send({ form: 'protobuf', ranges: rangesOf(all, from, to) });
         expect(result.ok).toBe(true);
         expect(result.parts).toEqual([{ from: 0, to: to - from, outcome: 'accepted' }]);
         from = to;
@@ -123,9 +128,9 @@ describe('otlpSink from span fields alone', () => {
 
   it('413: halves assembled from the fields until they pass, every span once', async () => {
     receiver.limitSpans(5);
-    const sink = sinkFor('none');
+    const sink = protobufSink('none');
     const batch = rangesOf(wholeTurns(), 0, 40);
-    const result = await sink.send({ encoded: batch });
+    const result = await sink.send({ form: 'protobuf', ranges: batch });
     expect(result.ok).toBe(true);
     expect(result.parts.every((p) => p.outcome === 'accepted')).toBe(true);
     expect(result.parts.at(-1)?.to).toBe(40);
@@ -135,7 +140,10 @@ describe('otlpSink from span fields alone', () => {
 
   it('a span too large even alone is named by the id in its fields', async () => {
     receiver.limitSpans(0);
-    const result = await sinkFor('none').send({ encoded: rangesOf(wholeTurns(), 3, 5) });
+    const result = await protobufSink('none').send({
+      form: 'protobuf',
+      ranges: rangesOf(wholeTurns(), 3, 5),
+    });
     expect(result.ok).toBe(true);
     expect(result.parts.map((p) => (p.outcome === 'too-large' ? p.spanId : p.outcome))).toEqual(
       ids(spans.slice(3, 5)),
@@ -143,17 +151,21 @@ describe('otlpSink from span fields alone', () => {
     expect(receiver.spans()).toHaveLength(0);
   });
 
-  it('an http/json sink given span fields says it does not take them, and sends nothing', async () => {
+  it('an http/json sink takes built spans, and span fields only as a type error', async () => {
     const settings: Settings = {
       ...DEFAULTS,
       endpoint: `${receiver.url}/v1/traces`,
       protocol: 'http/json',
     };
     const sink = otlpSink(settings, resource, { maxRetries: 2, maxBackoffMs: 50 });
-    expect(sink.takesEncoded).toBe(false);
-    await expect(sink.send({ encoded: rangesOf(wholeTurns(), 0, 3) })).rejects.toThrow(
-      /does not take a batch as encoded ranges/,
-    );
-    expect(receiver.requests()).toHaveLength(0);
+    if (sink.form !== 'spans') throw new Error('an http/json sink takes built spans');
+    // Checked by tsc (the test files are type-checked): a batch of another form does not compile.
+    // @ts-expect-error span fields are no batch for a sink of built spans
+    const wrong: Parameters<typeof sink.send>[0] = { form: 'protobuf', ranges: wholeTurns() };
+    expect(wrong.form).toBe('protobuf');
+    const result = await sink.send({ form: 'spans', spans: spans.slice(0, 3) });
+    expect(result.parts).toEqual([{ from: 0, to: 3, outcome: 'accepted' }]);
+    expect(ids(receiver.spans())).toEqual(ids(spans.slice(0, 3)));
+    expect(receiver.requests().every((r) => r.contentType === 'application/json')).toBe(true);
   });
 });

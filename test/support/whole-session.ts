@@ -14,10 +14,13 @@ import {
   parseOptionsFor,
   SessionSpansRead,
   spansOfModel,
-  type SpanWork,
+  ENCODE_ALL,
+  type ProtobufTurn,
   type StreamedSession,
-  type TurnSpans,
+  type TurnFor,
+  type TurnNeed,
 } from '../../src/app/session-spans.js';
+import type { SinkForm } from '../../src/app/span-batch.js';
 import type { SegmentReadOptions } from '../../src/app/read-session.js';
 
 export interface LoadedSession {
@@ -47,7 +50,7 @@ export async function loadSession(
 
 export interface SessionSpans {
   model: SessionModel;
-  turns: TurnSpans[];
+  turns: ProtobufTurn[];
   unknownModels: string[];
   unterminated: string[];
 }
@@ -68,15 +71,15 @@ export async function sessionSpans(
  * The session's spans as export reads them, a segment at a time, handed to
  * onTurns; false from it stops the reading (`stopped` then says so).
  */
-export async function streamSessionSpans(
+export async function streamSessionSpans<F extends SinkForm = 'protobuf'>(
   files: SessionFiles,
   prices: PriceTable,
   options: SpanOptions,
-  onTurns: (turns: TurnSpans[]) => void | boolean | Promise<void | boolean>,
+  onTurns: (turns: TurnFor<F>[]) => void | boolean | Promise<void | boolean>,
   segments: Omit<SegmentReadOptions, 'parse'> = {},
-  work: SpanWork = 'encode',
+  need: TurnNeed<F> = ENCODE_ALL as TurnNeed<F>,
 ): Promise<StreamedSession & { stopped: boolean }> {
-  const read = new SessionSpansRead(files, prices, options, segments, work);
+  const read = new SessionSpansRead<F>(files, prices, options, segments, need);
   let stopped = false;
   for await (const turns of read.turns()) {
     if ((await onTurns(turns)) === false) {

@@ -41,7 +41,7 @@ import type {
   SpanData,
   SpanOptions,
 } from '../../src/core/span-data.js';
-import { spansOfModel, parseOptionsFor, type TurnSpans } from '../../src/app/session-spans.js';
+import { spansOfModel, parseOptionsFor, type ProtobufTurn } from '../../src/app/session-spans.js';
 import { sessionSpans, streamSessionSpans } from '../support/whole-session.js';
 import { fixtureSessions } from '../support/fixture-sessions.js';
 
@@ -117,18 +117,18 @@ function plainSession(files: SessionFiles, options: SpanOptions) {
   return { model, ...spansOfModel(model, prices, options), unterminated: loaded.unterminated };
 }
 
-const allSpans = (turns: TurnSpans[]): SpanData[] => turns.flatMap((t) => t.spans);
+const allSpans = (turns: ProtobufTurn[]): SpanData[] => turns.flatMap((t) => t.spans);
 const sdkBytes = (spans: SpanData[]): Buffer =>
   Buffer.from(encodeSpansWithSdk(spans, resource, 'http/protobuf'));
 
 /**
  * Requests of at most `size` spans cut across turns, as export batches them:
- * assembled from each turn's own span fields (TurnSpans.encoded, the bytes its
+ * assembled from each turn's own span fields (ProtobufTurn.encoded, the bytes its
  * digest hashes), a turn split across requests where the batch fills.
  */
-function assembledBatches(turns: TurnSpans[], size: number): Buffer[] {
+function assembledBatches(turns: ProtobufTurn[], size: number): Buffer[] {
   const out: Buffer[] = [];
-  let ranges: { encoded: TurnSpans['encoded']; from: number; to: number }[] = [];
+  let ranges: { encoded: ProtobufTurn['encoded']; from: number; to: number }[] = [];
   let count = 0;
   const flush = () => {
     if (count > 0) out.push(Buffer.from(assembleRequest(ranges, resource)));
@@ -211,7 +211,7 @@ describe('shipped conversion path = plain path, on every fixture', () => {
 // ---- reading in segments (bounded memory for huge transcripts) ----
 
 async function streamed(files: SessionFiles, options: SpanOptions, segmentRecords: number) {
-  const turns: TurnSpans[] = [];
+  const turns: ProtobufTurn[] = [];
   const read = await streamSessionSpans(
     files,
     prices,
@@ -330,7 +330,7 @@ describe('reading a session in segments = reading it whole, on every fixture', (
       expect(waiting.segments).toBe(1);
       expect(waiting.turns).toEqual(plain.turns);
 
-      const forced: TurnSpans[] = [];
+      const forced: ProtobufTurn[] = [];
       const read = await streamSessionSpans(
         files as SessionFiles,
         prices,
@@ -341,7 +341,8 @@ describe('reading a session in segments = reading it whole, on every fixture', (
         { segmentRecords: 1, forceRecords: 1 },
       );
       expect(read.forcedCuts).toBe(1);
-      const ids = (list: TurnSpans[]) => list.flatMap((t) => t.spans.map((s) => s.spanId)).sort();
+      const ids = (list: ProtobufTurn[]) =>
+        list.flatMap((t) => t.spans.map((s) => s.spanId)).sort();
       expect(forced.map((t) => t.traceId)).toEqual(plain.turns.map((t) => t.traceId));
       expect(ids(forced)).toEqual(ids(plain.turns));
     } finally {

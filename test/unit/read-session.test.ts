@@ -13,7 +13,7 @@ import { findSessions, type SessionFiles } from '../../src/adapters/session-file
 import type { PriceTable } from '../../src/core/pricing.js';
 import type { SpanOptions } from '../../src/core/span-data.js';
 import { readSession } from '../../src/app/read-session.js';
-import type { TurnSpans } from '../../src/app/session-spans.js';
+import type { ProtobufTurn } from '../../src/app/session-spans.js';
 import { sessionSpans, streamSessionSpans } from '../support/whole-session.js';
 
 const SESSION = '5e55e55e-0000-4000-8000-000000000000';
@@ -123,7 +123,7 @@ async function session(
 
 async function bothWays(files: SessionFiles) {
   const whole = await sessionSpans(files, prices, options);
-  const turns: TurnSpans[] = [];
+  const turns: ProtobufTurn[] = [];
   const read = await streamSessionSpans(
     files,
     prices,
@@ -235,7 +235,7 @@ describe('reading in segments: cases from review', () => {
       prompt(100, 'Second'),
       answer(101),
     ]);
-    const got: TurnSpans[] = [];
+    const got: ProtobufTurn[] = [];
     const read = await streamSessionSpans(
       files,
       prices,

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { createJsonLogger } from '../../src/adapters/logger.js';
 import { until } from '../../src/app/watch/clock-waits.js';
 import { DrainLoop } from '../../src/app/watch/drain-loop.js';
-import { OutageLog } from '../../src/app/watch/outage-log.js';
 import { manualClock } from '../support/manual-clock.js';
 
 const recorder = () => {
@@ -84,28 +83,5 @@ describe('DrainLoop', () => {
     expect(clock.pending).toBe(0);
     await clock.advance(10);
     expect(sentAt).toEqual([]);
-  });
-});
-
-describe('OutageLog', () => {
-  const down = { retryable: true, status: 0, message: 'ECONNREFUSED', retryAfterMs: null };
-
-  it('logs the start once however many failures, and the end once with its length', async () => {
-    const clock = manualClock();
-    const { logs, log } = recorder();
-    const outage = new OutageLog(log, clock);
-    outage.end(); // no outage going on: nothing to say
-    outage.start(down, 1000);
-    await clock.advance(30_000);
-    outage.start(down, 2000);
-    await clock.advance(12_400);
-    outage.end();
-    outage.end();
-    expect(logs.map((l) => l.msg)).toEqual([
-      'collector unreachable; spans are kept and will be retried',
-      'collector reachable again; delivering held spans',
-    ]);
-    expect(logs[0]).toMatchObject({ error: 'ECONNREFUSED', status: 0, retryInMs: 1000 });
-    expect(logs[1]).toMatchObject({ outageSeconds: 42 });
   });
 });

@@ -46,6 +46,7 @@ function setup(
   const queue = createDeliveryQueue<string>({
     makeSink: (policy) => ({
       description: 'fake',
+      form: 'spans',
       send: (batch) => {
         const answer =
           answers.shift() ??

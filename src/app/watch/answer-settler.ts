@@ -4,7 +4,7 @@
 // again.
 import type { SinkPart } from '../span-sink.js';
 import { sortAnswers, type Batch } from './batch-answers.js';
-import type { OutageLog } from './outage-log.js';
+import type { OutageLog } from '../outage-log.js';
 import type { RejectionLog } from './rejection-log.js';
 
 export interface AnswerHandlers<T> {

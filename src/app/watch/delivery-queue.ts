@@ -9,18 +9,21 @@
 // `ccotel export` resends them whole.
 //
 // The parts: drain-loop (when to send), failure-action (what a failed request
-// means), answer-settler with batch-answers, outage-log and rejection-log (what
+// means), answer-settler with batch-answers, ../outage-log and rejection-log (what
 // an answer means, logged once per episode), abortable-sleep (the backoff).
 import type { Clock } from '../../core/clock.js';
 import type { AttemptFailure } from '../../adapters/otlp-http-sender.js';
 import type { Logger } from '../../adapters/logger.js';
-import type { RetryPolicy, SpanSink } from '../span-sink.js';
+import { encodeSpanFields, type EncodedSpans, type SpanRange } from '../../adapters/otlp-encode.js';
+import { encodeJsonSpans } from '../../adapters/otlp-json.js';
+import type { SpanData } from '../../core/span-data.js';
+import type { RetryPolicy, SinkResult, SpanSink } from '../span-sink.js';
 import { abortableSleep } from './abortable-sleep.js';
 import { createAnswerSettler, type AnswerSettler } from './answer-settler.js';
 import type { Batch } from './batch-answers.js';
 import { DrainLoop } from './drain-loop.js';
 import { failureAction, nextBackoffMs } from './failure-action.js';
-import { OutageLog } from './outage-log.js';
+import { outageLogOf, type OutageLog } from '../outage-log.js';
 import { RejectionLog } from './rejection-log.js';
 
 export type { Batch } from './batch-answers.js';
@@ -72,7 +75,7 @@ interface DeliveryParts<T> {
 export function createDeliveryQueue<T>(options: DeliveryQueueOptions<T>): DeliveryQueue {
   const { log, clock } = options;
   const controller = new AbortController();
-  const outage = new OutageLog(log, clock);
+  const outage = outageLogOf(log, clock);
   const sink = options.makeSink({
     maxRetries: options.maxRetries,
     maxBackoffMs: options.maxBackoffMs,
@@ -120,7 +123,7 @@ function batchDelivery<T>(
     let backoff = 1000;
     let batch = whole;
     for (;;) {
-      const result = await sink.send({ spans: batch.spans });
+      const result = await sendSpans(sink, batch.spans);
       batch = await settleParts(batch, result.parts);
       if (result.ok || batch.items.length === 0) return;
       const failure = result.failure as AttemptFailure;
@@ -147,3 +150,23 @@ function batchDelivery<T>(
     }
   };
 }
+
+/** The spans in the form the sink takes. */
+function sendSpans(sink: SpanSink, spans: SpanData[]): Promise<SinkResult> {
+  switch (sink.form) {
+    case 'spans':
+      return sink.send({ form: 'spans', spans });
+    case 'protobuf':
+      return sink.send({ form: 'protobuf', ranges: [wholeRange(encodeSpanFields(spans))] });
+    case 'json':
+      return sink.send({ form: 'json', ranges: [wholeRange(encodeJsonSpans(spans))] });
+    case 'count':
+      return sink.send({ form: 'count', count: spans.length });
+  }
+}
+
+const wholeRange = (encoded: EncodedSpans): SpanRange => ({
+  encoded,
+  from: 0,
+  to: encoded.ends.length,
+});

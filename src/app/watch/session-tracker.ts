@@ -16,18 +16,11 @@ import { createThreads, observe, type Threads } from '../../core/thread-progress
 import { turnsWithChangedWindow } from '../../core/context-window.js';
 import type { Cut } from '../../core/session-reader.js';
 import type { Logger } from '../../adapters/logger.js';
-import { digestOf } from '../session-spans.js';
+import { digestOf, turnDigests } from '../session-spans.js';
 import type { ExportRecords } from './export-records.js';
 import type { MalformedLines } from './malformed-lines.js';
 import { SessionTail } from './session-tail.js';
-import {
-  createBook,
-  fullyDelivered,
-  marksOf,
-  spanDigest,
-  verdict,
-  type TurnBook,
-} from './turn-book.js';
+import { createBook, fullyDelivered, marksOf, verdict, type TurnBook } from './turn-book.js';
 import type { SessionRecord, SpanMark } from './watch-state.js';
 
 export interface TrackerContext {
@@ -329,8 +322,7 @@ export class SessionTracker {
     if (turn === undefined) return false;
     const traceId = traceIdFor(turn.promptUuid);
     const spans = buildTurnSpans(model, index, costs, this.ctx.spanOptions);
-    const digests = spans.map(spanDigest);
-    const digest = digestOf(spans);
+    const { spanDigests: digests, digest } = turnDigests(spans);
     const book = this.books.get(traceId) ?? this.openBook(traceId, index, spans, digests, digest);
     book.turnIndex = index;
     book.spans = spans;

@@ -1,12 +1,11 @@
 // Delivery bookkeeping of one turn: which span ids went out, with which
-// content (a digest of the span) and whether they were complete then. The rule
-// it enforces: a span id is sent once per content. Spans leave only when final
+// content (a digest of the span's protobuf bytes: turnDigests in
+// session-spans.ts) and whether they were complete then. The rule it enforces: a span id is sent once per content. Spans leave only when final
 // (core/finality.ts), so a second send happens only when the content changed
 // after all: work sent incomplete at an idle timeout that completed later, or
 // a late fact; the span is then sent again, same id, with its latest content.
 // A turn inherited from an earlier run's record is not resent: its final form
 // is `ccotel export`'s to send.
-import { createHash } from 'node:crypto';
 import type { SpanData } from '../../core/span-data.js';
 import type { SpanMark } from './watch-state.js';
 
@@ -38,10 +37,6 @@ export interface TurnBook {
 }
 
 export type Verdict = 'send' | 'skip';
-
-export function spanDigest(span: SpanData): string {
-  return createHash('sha256').update(JSON.stringify(span)).digest('hex').slice(0, 16);
-}
 
 export function createBook(
   traceId: string,

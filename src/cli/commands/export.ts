@@ -1,11 +1,11 @@
 import { UserError } from '../../core/user-error.js';
-import type { AttemptFailure } from '../../adapters/otlp-http-sender.js';
 import type { PrivateFile } from '../../adapters/private-file.js';
 import { checkStateDir } from '../../adapters/state-dir.js';
 import { runExport, type ExportSummary } from '../../app/export.js';
 import { cleanupWarnings } from '../../app/cleanup-warning.js';
 import { countingSink } from '../../app/counting-sink.js';
 import type { SpanSink } from '../../app/span-sink.js';
+import { OutageLog } from '../../app/outage-log.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { exportSettings, resourceOf, SETTINGS_FLAGS, SETTINGS_HELP } from '../settings-flags.js';
 import { formatWarnings } from '../format-warnings.js';
@@ -67,54 +67,38 @@ export function failureLine(s: ExportSummary, endpoint: string): string | null {
 }
 
 /**
- * Retries are reported per outage, not per attempt: one line when the
- * collector stops answering, one when it answers again.
+ * Retries are reported per outage, not per attempt (OutageLog): one line
+ * when the collector stops answering, one when it answers again.
  */
-function outageReporter(io: CommandIo, quiet: boolean) {
-  let since: number | null = null;
-  return {
-    onRetry(failure: AttemptFailure, delayMs: number): void {
-      if (since !== null || quiet) return;
-      since = Date.now();
-      io.stderr(
-        `ccotel: collector not accepting (${failure.message}); retrying, next in ${(delayMs / 1000).toFixed(1)}s\n`,
-      );
+function outageReporter(io: CommandIo, quiet: boolean): OutageLog {
+  const say = quiet ? () => undefined : (line: string) => io.stderr(line);
+  return new OutageLog(
+    {
+      started: (failure, delayMs) =>
+        say(
+          `ccotel: collector not accepting (${failure.message}); retrying, next in ${((delayMs ?? 0) / 1000).toFixed(1)}s\n`,
+        ),
+      ended: (outageMs) =>
+        say(`ccotel: collector answering again after ${(outageMs / 1000).toFixed(1)}s\n`),
     },
-    /** Wraps the sink so that the first answer after an outage ends it. */
-    watch(sink: SpanSink): SpanSink {
-      return {
-        description: sink.description,
-        takesEncoded: sink.takesEncoded === true,
-        send: async (batch) => {
-          const result = await sink.send(batch);
-          if (since !== null && result.parts.length > 0) {
-            io.stderr(
-              `ccotel: collector answering again after ${((Date.now() - since) / 1000).toFixed(1)}s\n`,
-            );
-            since = null;
-          }
-          return result;
-        },
-      };
-    },
-  };
+    { monotonic: () => Date.now() },
+  );
 }
 
 /** The sink of a run that writes (--out) or sends its spans. */
 async function sendingSink(
   settings: Settings,
   outFile: PrivateFile | null,
-  outage: ReturnType<typeof outageReporter>,
+  outage: OutageLog,
 ): Promise<SpanSink> {
   const { fileSink, otlpSink } = await import('../../app/span-sink.js');
   if (outFile !== null) return fileSink(outFile, resourceOf(settings));
-  return outage.watch(
-    otlpSink(settings, resourceOf(settings), {
-      maxRetries: 5,
-      maxBackoffMs: 5000,
-      onRetry: (f, delay) => outage.onRetry(f, delay),
-    }),
-  );
+  const sink = otlpSink(settings, resourceOf(settings), {
+    maxRetries: 5,
+    maxBackoffMs: 5000,
+    onRetry: (f, delay) => outage.start(f, delay),
+  });
+  return sink.form === 'protobuf' ? outage.watch(sink) : outage.watch(sink);
 }
 
 /** The state dir's lock, for a run that records what it sent. */
