@@ -1,4 +1,5 @@
 import { UserError } from '../../core/user-error.js';
+import { terminalText } from '../../core/terminal-text.js';
 import type { AttemptFailure } from '../../adapters/otlp-http-sender.js';
 import type { PrivateFile } from '../../adapters/private-file.js';
 import { checkStateDir } from '../../adapters/state-dir.js';
@@ -40,7 +41,7 @@ function parseSince(text: string | undefined): number | null {
 function summaryLine(s: ExportSummary, mode: string, verb: string): string {
   const unchanged = s.turnsUnchanged > 0 ? ` (${s.turnsUnchanged} unchanged, skipped)` : '';
   const dupes = s.turnsDuplicate > 0 ? `, ${s.turnsDuplicate} duplicate history` : '';
-  return `${mode}: ${s.sessions} sessions, ${s.turns} turns${unchanged}${dupes}, ${s.spansSent} spans ${verb}, ${s.warnings.length} warnings\n`;
+  return `${terminalText(mode)}: ${s.sessions} sessions, ${s.turns} turns${unchanged}${dupes}, ${s.spansSent} spans ${verb}, ${s.warnings.length} warnings\n`;
 }
 
 /** Why the run did not deliver everything (one line), or null when it did. */
@@ -77,7 +78,7 @@ function outageReporter(io: CommandIo, quiet: boolean) {
       if (since !== null || quiet) return;
       since = Date.now();
       io.stderr(
-        `ccotel: collector not accepting (${failure.message}); retrying, next in ${(delayMs / 1000).toFixed(1)}s\n`,
+        `ccotel: collector not accepting (${terminalText(failure.message)}); retrying, next in ${(delayMs / 1000).toFixed(1)}s\n`,
       );
     },
     /** Wraps the sink so that the first answer after an outage ends it. */
@@ -121,7 +122,7 @@ async function sendingSink(
 async function lockState(stateDir: string, io: CommandIo) {
   const { lockStateDir } = await import('../../adapters/state-lock.js');
   return lockStateDir(stateDir, 'export', {
-    warn: (m) => io.stderr(`ccotel: warning: ${m}\n`),
+    warn: (m) => io.stderr(`ccotel: warning: ${terminalText(m)}\n`),
     onWait: (h) => io.stderr(`ccotel: waiting for the export running as pid ${h.pid} to finish\n`),
   });
 }
@@ -171,7 +172,7 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
     stateDir: settings.stateDir ?? '.',
     now: Date.now(),
   }))
-    io.stderr(`ccotel: ${note}\n`);
+    io.stderr(`ccotel: ${terminalText(note)}\n`);
   const failure = failureLine(summary, settings.endpoint);
   if (failure !== null) throw new UserError(failure, 'failed');
   if (!quiet) {
@@ -218,7 +219,7 @@ function exportWith(
     since: parseSince(values.since),
     force: values.force === true,
     readOnlyState,
-    onNote: (note) => io.stderr(`ccotel: ${note}\n`),
+    onNote: (note) => io.stderr(`ccotel: ${terminalText(note)}\n`),
     ...(progress
       ? {
           onProgress: (done: number, total: number) => {
