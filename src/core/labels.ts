@@ -35,11 +35,12 @@ export function shortPath(path: string, cwd: string | null): string {
   return kept === shown ? shown : `…/${kept}`;
 }
 
-// One set-up step and the `&&` or `;` after it: `cd dir`, `pushd dir`,
-// `export A=1 B="x y"`, `set -euo pipefail`. Arguments may be quoted.
+// One set-up step and the `&&`, `;` or line break after it: `cd dir`, `pushd dir`,
+// `export A=1 B="x y"`, `set -euo pipefail`. Arguments may be quoted. Within a
+// step only blanks separate words, so a line break always ends it.
 const ARG = String.raw`(?:"[^"]*"|'[^']*'|[^\s;&|'"])+`;
 const SETUP_STEP = new RegExp(
-  String.raw`^\s*(?:(?:cd|pushd)\s+${ARG}|export(?:\s+[A-Za-z_][A-Za-z0-9_]*=${ARG}?)+|set\s+[-+][A-Za-z]+(?:\s+[a-z]+)?)\s*(?:&&|;)\s*`,
+  String.raw`^\s*(?:(?:cd|pushd)[ \t]+${ARG}|export(?:[ \t]+[A-Za-z_][A-Za-z0-9_]*=${ARG}?)+|set[ \t]+[-+][A-Za-z]+(?:[ \t]+[a-z]+)?)[ \t]*(?:&&|;|\r?\n)\s*`,
 );
 
 /** A command without its leading set-up steps; the whole command when nothing else is left. */

@@ -20,6 +20,14 @@ describe('Bash labels drop the set-up prefix', () => {
     ['export A=1 B="two words" && make', 'make'],
     ['set -euo pipefail; cd build && cmake ..', 'cmake ..'],
     ['pushd vendor && git pull', 'git pull'],
+    // A step ended by a line break, as Claude Code writes multi-line commands.
+    ['cd ~/a/long/project/dir\nfor p in a b; do echo $p; done', 'for p in a b; do echo $p; done'],
+    ['cd /p\r\nnpm test', 'npm test'],
+    ['set -e\ncd build\n\nmake', 'make'],
+    ['export CI=1 \ncd x && ls', 'ls'],
+    // A line break inside a step is no step of ours.
+    ['cd\nls', 'cd\nls'],
+    ['cd /p\n', 'cd /p\n'],
     // Not a prefix: kept as it is.
     ['npm test && cd dist', 'npm test && cd dist'],
     ['cd /somewhere', 'cd /somewhere'],
@@ -34,6 +42,11 @@ describe('Bash labels drop the set-up prefix', () => {
     const input = { command: 'cd /home/me/projects/app && npm run build' };
     expect(toolLabel('Bash', input, '/home/me/projects/app')).toBe('Bash: npm run build');
     expect(input.command).toBe('cd /home/me/projects/app && npm run build');
+  });
+
+  it('shows what follows a set-up line in the label, on one line', () => {
+    const command = 'cd ~/a/long/project/dir\nfor p in a b; do\n  echo $p\ndone';
+    expect(toolLabel('Bash', { command }, null)).toBe('Bash: for p in a b; do echo $p done');
   });
 
   it('keeps the description when there is no command', () => {
