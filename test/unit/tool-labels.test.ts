@@ -83,6 +83,14 @@ describe('file paths', () => {
       '/p',
       'a-really-long-file-name-that-is-longer-than-forty-characters.ts',
     ],
+    // Windows sessions: backslashes, drive letters in either case, the cwd as Claude Code wrote it.
+    ['D:\\oh-my-posh\\src\\engine\\prompt.go', 'D:\\oh-my-posh', 'src\\engine\\prompt.go'],
+    ['d:\\oh-my-posh\\src\\main.go', 'D:\\oh-my-posh\\', 'src\\main.go'],
+    ['D:\\oh-my-posh-themes\\a.json', 'D:\\oh-my-posh', 'D:\\oh-my-posh-themes\\a.json'],
+    ['C:\\Users\\jane\\other\\project\\src\\auth.ts', 'D:\\oh-my-posh', '…\\src\\auth.ts'],
+    ['C:\\Windows\\hosts', null, 'C:\\Windows\\hosts'],
+    ['D:/work/app/src/a.ts', 'D:\\work\\app', 'src/a.ts'],
+    ['\\\\server\\share\\team\\docs\\notes.md', null, '…\\docs\\notes.md'],
   ])('%s in %s → %s', (path, cwd, shown) => {
     expect(shortPath(path, cwd)).toBe(shown);
   });
