@@ -1,6 +1,7 @@
 // JSON-lines logging for the daemon: one object per line on stderr
 // ({"time","level","msg",...fields}), so journald, launchd logs and `jq` all
 // read it. Deliberately tiny: no transports, no child loggers.
+import { terminalJson } from '../core/terminal-text.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
@@ -30,7 +31,8 @@ export function createJsonLogger(
     // Fields never overwrite the three fixed keys: every line stays parseable the same way.
     for (const [key, value] of Object.entries(fields ?? {}))
       if (!(key in record) && value !== undefined) record[key] = plain(value);
-    write(`${JSON.stringify(record)}\n`);
+    // Paths and names in the fields come from transcripts; the log is read on terminals.
+    write(`${terminalJson(JSON.stringify(record))}\n`);
   };
   return {
     debug: (msg, fields) => emit('debug', msg, fields),

@@ -1,5 +1,7 @@
 // The two faces of `ccotel status`: a table for people, JSON for scripts.
 import type { SessionStatusRow } from './status.js';
+import { terminalText } from '../core/terminal-text.js';
+import { displayWidth } from './render/text-width.js';
 
 /** The `--json` contract: one object per session, newest first. */
 export interface StatusJson {
@@ -75,19 +77,19 @@ function openCalls(row: SessionStatusRow): string {
 export function renderStatusTable(rows: SessionStatusRow[], now: number, hours: number): string {
   if (rows.length === 0) return `No sessions active in the last ${hours} hours.\n`;
   const header = ['SESSION', 'PROJECT', 'STATE', 'LAST ACTIVITY', 'OPEN CALLS'];
-  const body = rows.map((r) => [
-    r.sessionId,
-    r.project,
-    stateLabel(r),
-    relativeTime(r.lastActivity, now),
-    openCalls(r),
-  ]);
-  const widths = header.map((h, i) =>
-    Math.max(h.length, ...body.map((cells) => (cells[i] ?? '').length)),
+  // Every cell but the times holds transcript text: shown escaped, measured in columns.
+  const body = rows.map((r) =>
+    [r.sessionId, r.project, stateLabel(r), relativeTime(r.lastActivity, now), openCalls(r)].map(
+      terminalText,
+    ),
   );
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...body.map((cells) => displayWidth(cells[i] ?? ''))),
+  );
+  const padded = (c: string, w: number) => c + ' '.repeat(Math.max(0, w - displayWidth(c)));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .map((c, i) => (i === cells.length - 1 ? c : padded(c, widths[i] ?? 0)))
       .join('  ')
       .trimEnd();
   return `${[header, ...body].map(line).join('\n')}\n`;

@@ -3,6 +3,8 @@
 import { statOrNull } from '../adapters/session-files.js';
 import { projectsDirCandidates } from '../adapters/projects-dir.js';
 import type { Source } from '../core/settings.js';
+import { terminalText } from '../core/terminal-text.js';
+import { displayWidth } from '../app/render/text-width.js';
 
 export interface ProjectsDirReport {
   path: string;
@@ -32,7 +34,12 @@ export function projectsDirsReport(
 }
 
 export function renderProjectsDirsReport(report: ProjectsDirReport[]): string {
-  const width = Math.max(...report.map((r) => r.path.length));
-  const lines = report.map((r) => `  ${r.path.padEnd(width)}  ${r.state}  [${r.why}]\n`);
+  const paths = report.map((r) => terminalText(r.path));
+  const width = Math.max(...paths.map(displayWidth));
+  const lines = report.map((r, i) => {
+    const path = paths[i] ?? '';
+    const pad = ' '.repeat(width - displayWidth(path));
+    return `  ${path}${pad}  ${terminalText(r.state)}  [${r.why}]\n`;
+  });
   return `projects dirs:\n${lines.join('')}`;
 }

@@ -2,6 +2,7 @@
 // run commands in-process.
 import { readFileSync } from 'node:fs';
 import { UserError } from '../core/user-error.js';
+import { terminalText } from '../core/terminal-text.js';
 import type { CommandIo } from './command-io.js';
 import { exitCodeOf } from './exit-code.js';
 
@@ -63,11 +64,12 @@ export async function runCli(argv: string[], io: CommandIo): Promise<number> {
   } catch (err) {
     const code = exitCodeOf(err);
     if (code !== null) {
-      io.stderr(`ccotel: ${(err as Error).message}\n`);
+      // Messages may quote a path, an argument or a transcript's text.
+      io.stderr(`ccotel: ${terminalText((err as Error).message)}\n`);
       return code;
     }
     const message = err instanceof Error ? err.message : String(err);
-    io.stderr(`ccotel: unexpected error: ${message.split('\n')[0]}\n`);
+    io.stderr(`ccotel: unexpected error: ${terminalText(message.split('\n')[0] ?? '')}\n`);
     if (io.env.CCOTEL_DEBUG === '1' && err instanceof Error) io.stderr(`${err.stack}\n`);
     return 1;
   }

@@ -23,23 +23,36 @@ export const MAX_PATH_LENGTH = 40;
  * MAX_PATH_LENGTH when whole trailing segments allow it (the file name is always kept).
  */
 export function shortPath(path: string, cwd: string | null): string {
-  const base = cwd === null ? '' : cwd.replace(/\/+$/, '');
-  const inside = base !== '' && path.startsWith(base + '/');
+  // Windows sessions (cwd D:\work\app) name files with backslashes, either case of drive letter.
+  const windows = WINDOWS_PATH.test(path);
+  const sep = windows ? '\\' : '/';
+  const trailing = windows ? /[\\/]+$/ : /\/+$/;
+  const base = cwd === null ? '' : cwd.replace(trailing, '');
+  const slashes = (p: string): string => (windows ? p.replace(/\//g, '\\').toLowerCase() : p);
+  const inside = base !== '' && slashes(path).startsWith(slashes(base) + sep);
   const shown = inside ? path.slice(base.length + 1) : path;
-  const segments = shown.split('/');
-  // A short absolute path (`/etc/hosts`) says more whole than shortened.
-  const keepAtMost = inside || segments.filter((x) => x !== '').length <= 3 ? segments.length : 2;
-  let kept = segments.slice(-Math.min(keepAtMost, segments.length)).join('/');
-  while (kept.length > MAX_PATH_LENGTH && kept.includes('/'))
-    kept = kept.slice(kept.indexOf('/') + 1);
-  return kept === shown ? shown : `…/${kept}`;
+  const segments = shown.split(windows ? /[\\/]/ : '/');
+  // A short absolute path (`/etc/hosts`, `C:\hosts`) says more whole than shortened.
+  const named = segments.filter((x) => x !== '' && !/^[A-Za-z]:$/.test(x)).length;
+  const keepAtMost = inside || named <= 3 ? segments.length : 2;
+  let kept = segments.slice(-Math.min(keepAtMost, segments.length)).join(sep);
+  let cut = keepAtMost < segments.length;
+  while (kept.length > MAX_PATH_LENGTH && kept.includes(sep)) {
+    kept = kept.slice(kept.indexOf(sep) + 1);
+    cut = true;
+  }
+  return cut ? `…${sep}${kept}` : shown;
 }
 
-// One set-up step and the `&&` or `;` after it: `cd dir`, `pushd dir`,
-// `export A=1 B="x y"`, `set -euo pipefail`. Arguments may be quoted.
+/** A drive-letter or UNC path. */
+const WINDOWS_PATH = /^(?:[A-Za-z]:[\\/]|\\\\)/;
+
+// One set-up step and the `&&`, `;` or line break after it: `cd dir`, `pushd dir`,
+// `export A=1 B="x y"`, `set -euo pipefail`. Arguments may be quoted. Within a
+// step only blanks separate words, so a line break always ends it.
 const ARG = String.raw`(?:"[^"]*"|'[^']*'|[^\s;&|'"])+`;
 const SETUP_STEP = new RegExp(
-  String.raw`^\s*(?:(?:cd|pushd)\s+${ARG}|export(?:\s+[A-Za-z_][A-Za-z0-9_]*=${ARG}?)+|set\s+[-+][A-Za-z]+(?:\s+[a-z]+)?)\s*(?:&&|;)\s*`,
+  String.raw`^\s*(?:(?:cd|pushd)[ \t]+${ARG}|export(?:[ \t]+[A-Za-z_][A-Za-z0-9_]*=${ARG}?)+|set[ \t]+[-+][A-Za-z]+(?:[ \t]+[a-z]+)?)[ \t]*(?:&&|;|\r?\n)\s*`,
 );
 
 /** A command without its leading set-up steps; the whole command when nothing else is left. */

@@ -20,6 +20,14 @@ describe('Bash labels drop the set-up prefix', () => {
     ['export A=1 B="two words" && make', 'make'],
     ['set -euo pipefail; cd build && cmake ..', 'cmake ..'],
     ['pushd vendor && git pull', 'git pull'],
+    // A step ended by a line break, as Claude Code writes multi-line commands.
+    ['cd ~/a/long/project/dir\nfor p in a b; do echo $p; done', 'for p in a b; do echo $p; done'],
+    ['cd /p\r\nnpm test', 'npm test'],
+    ['set -e\ncd build\n\nmake', 'make'],
+    ['export CI=1 \ncd x && ls', 'ls'],
+    // A line break inside a step is no step of ours.
+    ['cd\nls', 'cd\nls'],
+    ['cd /p\n', 'cd /p\n'],
     // Not a prefix: kept as it is.
     ['npm test && cd dist', 'npm test && cd dist'],
     ['cd /somewhere', 'cd /somewhere'],
@@ -34,6 +42,11 @@ describe('Bash labels drop the set-up prefix', () => {
     const input = { command: 'cd /home/me/projects/app && npm run build' };
     expect(toolLabel('Bash', input, '/home/me/projects/app')).toBe('Bash: npm run build');
     expect(input.command).toBe('cd /home/me/projects/app && npm run build');
+  });
+
+  it('shows what follows a set-up line in the label, on one line', () => {
+    const command = 'cd ~/a/long/project/dir\nfor p in a b; do\n  echo $p\ndone';
+    expect(toolLabel('Bash', { command }, null)).toBe('Bash: for p in a b; do echo $p done');
   });
 
   it('keeps the description when there is no command', () => {
@@ -70,6 +83,14 @@ describe('file paths', () => {
       '/p',
       'a-really-long-file-name-that-is-longer-than-forty-characters.ts',
     ],
+    // Windows sessions: backslashes, drive letters in either case, the cwd as Claude Code wrote it.
+    ['D:\\oh-my-posh\\src\\engine\\prompt.go', 'D:\\oh-my-posh', 'src\\engine\\prompt.go'],
+    ['d:\\oh-my-posh\\src\\main.go', 'D:\\oh-my-posh\\', 'src\\main.go'],
+    ['D:\\oh-my-posh-themes\\a.json', 'D:\\oh-my-posh', 'D:\\oh-my-posh-themes\\a.json'],
+    ['C:\\Users\\jane\\other\\project\\src\\auth.ts', 'D:\\oh-my-posh', '…\\src\\auth.ts'],
+    ['C:\\Windows\\hosts', null, 'C:\\Windows\\hosts'],
+    ['D:/work/app/src/a.ts', 'D:\\work\\app', 'src/a.ts'],
+    ['\\\\server\\share\\team\\docs\\notes.md', null, '…\\docs\\notes.md'],
   ])('%s in %s → %s', (path, cwd, shown) => {
     expect(shortPath(path, cwd)).toBe(shown);
   });

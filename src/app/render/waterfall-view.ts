@@ -3,6 +3,7 @@
 // and HTML waterfalls agree on spans, durations and token counts.
 import type { ReadWarning, WaterfallRow } from '../../core/waterfall-row.js';
 import type { SessionHeader } from '../../core/session-header.js';
+import { terminalText } from '../../core/terminal-text.js';
 
 export interface TurnSummary {
   index: number;
@@ -256,16 +257,13 @@ export function rowTokens(row: WaterfallRow): { input: number; output: number } 
   return row.tokens ?? { input: row.inputTokens, output: row.outputTokens };
 }
 
-// C0 and C1 controls, DEL included: what a terminal may act on.
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]+/g;
-
 /**
- * Labels are user content: newlines would break a one-line layout and control
- * characters (ESC above all) would let a transcript drive the terminal.
+ * Labels are user content: line breaks and tabs would break a one-line layout,
+ * so they read as one space; other controls and bidi overrides (ESC above all,
+ * which would let a transcript drive the terminal) are shown escaped.
  */
 export function toSingleLine(text: string): string {
-  return text.replace(CONTROL_CHARS, ' ').replace(/\s+/g, ' ').trim();
+  return terminalText(text.replace(/\s+/g, ' ').trim());
 }
 
 function pad2(n: number): string {

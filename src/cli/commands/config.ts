@@ -1,5 +1,6 @@
 import { loadConfig } from '../../adapters/config-loader.js';
 import { UserError } from '../../core/user-error.js';
+import { terminalText } from '../../core/terminal-text.js';
 import { BUNDLED_PRICING } from '../../adapters/price-file.js';
 import { maskSecrets, type Settings } from '../../core/settings.js';
 import { parseCommandArgs } from '../parse-args.js';
@@ -59,11 +60,14 @@ export async function runConfigCommand(argv: string[], io: CommandIo): Promise<n
     return 0;
   }
   const width = Math.max(...keys.map((k) => k.length));
-  io.stdout(`config file: ${loaded.configFile ?? '(none)'}\n`);
+  // Values and paths come from files and the environment: escaped like transcript text.
+  io.stdout(`config file: ${terminalText(loaded.configFile ?? '(none)')}\n`);
   const bundled = loaded.settings.pricing === null ? ' (bundled)' : '';
   for (const k of keys) {
     const note = k === 'pricing' ? bundled : '';
-    io.stdout(`${k.padEnd(width)}  ${show(masked[k])}${note}  [${loaded.sources[k].source}]\n`);
+    io.stdout(
+      `${k.padEnd(width)}  ${terminalText(show(masked[k]))}${note}  [${loaded.sources[k].source}]\n`,
+    );
   }
   io.stdout(renderProjectsDirsReport(projectsDirs));
   return Promise.resolve(0);

@@ -1,4 +1,5 @@
 import { UserError } from '../../core/user-error.js';
+import { terminalText } from '../../core/terminal-text.js';
 import type { PrivateFile } from '../../adapters/private-file.js';
 import { checkStateDir } from '../../adapters/state-dir.js';
 import { runExport, type ExportSummary } from '../../app/export.js';
@@ -40,7 +41,7 @@ function parseSince(text: string | undefined): number | null {
 function summaryLine(s: ExportSummary, mode: string, verb: string): string {
   const unchanged = s.turnsUnchanged > 0 ? ` (${s.turnsUnchanged} unchanged, skipped)` : '';
   const dupes = s.turnsDuplicate > 0 ? `, ${s.turnsDuplicate} duplicate history` : '';
-  return `${mode}: ${s.sessions} sessions, ${s.turns} turns${unchanged}${dupes}, ${s.spansSent} spans ${verb}, ${s.warnings.length} warnings\n`;
+  return `${terminalText(mode)}: ${s.sessions} sessions, ${s.turns} turns${unchanged}${dupes}, ${s.spansSent} spans ${verb}, ${s.warnings.length} warnings\n`;
 }
 
 /** Why the run did not deliver everything (one line), or null when it did. */
@@ -76,7 +77,7 @@ function outageReporter(io: CommandIo, quiet: boolean): OutageLog {
     {
       started: (failure, delayMs) =>
         say(
-          `ccotel: collector not accepting (${failure.message}); retrying, next in ${((delayMs ?? 0) / 1000).toFixed(1)}s\n`,
+          `ccotel: collector not accepting (${terminalText(failure.message)}); retrying, next in ${((delayMs ?? 0) / 1000).toFixed(1)}s\n`,
         ),
       ended: (outageMs) =>
         say(`ccotel: collector answering again after ${(outageMs / 1000).toFixed(1)}s\n`),
@@ -105,7 +106,7 @@ async function sendingSink(
 async function lockState(stateDir: string, io: CommandIo) {
   const { lockStateDir } = await import('../../adapters/state-lock.js');
   return lockStateDir(stateDir, 'export', {
-    warn: (m) => io.stderr(`ccotel: warning: ${m}\n`),
+    warn: (m) => io.stderr(`ccotel: warning: ${terminalText(m)}\n`),
     onWait: (h) => io.stderr(`ccotel: waiting for the export running as pid ${h.pid} to finish\n`),
   });
 }
@@ -155,7 +156,7 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
     stateDir: settings.stateDir ?? '.',
     now: Date.now(),
   }))
-    io.stderr(`ccotel: ${note}\n`);
+    io.stderr(`ccotel: ${terminalText(note)}\n`);
   const failure = failureLine(summary, settings.endpoint);
   if (failure !== null) throw new UserError(failure, 'failed');
   if (!quiet) {
@@ -202,7 +203,7 @@ function exportWith(
     since: parseSince(values.since),
     force: values.force === true,
     readOnlyState,
-    onNote: (note) => io.stderr(`ccotel: ${note}\n`),
+    onNote: (note) => io.stderr(`ccotel: ${terminalText(note)}\n`),
     ...(progress
       ? {
           onProgress: (done: number, total: number) => {

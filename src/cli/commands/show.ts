@@ -1,6 +1,7 @@
 import { show } from '../../app/show.js';
 import { defaultProjectsDirs } from '../../adapters/projects-dir.js';
 import { UserError } from '../../core/user-error.js';
+import { terminalText } from '../../core/terminal-text.js';
 import { parseCommandArgs } from '../parse-args.js';
 import type { CommandIo } from '../command-io.js';
 
@@ -66,7 +67,7 @@ export async function runShow(argv: string[], io: CommandIo): Promise<number> {
     write: io.stdout,
     ...(io.stdoutDrained === undefined ? {} : { drained: () => io.stdoutDrained?.() }),
   });
-  for (const note of result.notes) io.stderr(`ccotel: ${note}\n`);
+  for (const note of result.notes) io.stderr(`ccotel: ${terminalText(note)}\n`);
   io.stdout(result.stdout);
   return 0;
 }

@@ -1,6 +1,7 @@
 import { status } from '../../app/status.js';
 import { defaultProjectsDirs } from '../../adapters/projects-dir.js';
 import { UserError } from '../../core/user-error.js';
+import { terminalText } from '../../core/terminal-text.js';
 import { defaultStateDir, loadConfig } from '../../adapters/config-loader.js';
 import { DEFAULT_STALE_AFTER_MS } from '../../core/session-status.js';
 import { parseCommandArgs } from '../parse-args.js';
@@ -82,7 +83,7 @@ export async function runStatusCommand(argv: string[], io: CommandIo): Promise<n
   // Bad lines are problems with the input: printed as export prints them, --json or not.
   const warned = formatWarnings(result.warnings);
   if (warned !== '') io.stderr(warned);
-  for (const note of result.notes) io.stderr(`ccotel: ${note}\n`);
+  for (const note of result.notes) io.stderr(`ccotel: ${terminalText(note)}\n`);
   io.stdout(result.stdout);
   return 0;
 }
