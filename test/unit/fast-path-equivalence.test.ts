@@ -454,64 +454,65 @@ describe('session-spans-pool (bench) = plain path', () => {
   const options: SpanOptions = { content: 'labels', maxAttributeBytes: 2048 };
   // Against dist's own sequential path: dist may lag the sources when tests run without a build.
   const distSpans = join(repoRoot, 'dist', 'app', 'session-spans.js');
-  it.skipIf(!existsSync(distSpans))(
-    'on two worker threads (dist): spans in input order, requests byte-identical',
-    async () => {
-      const dist = (path: string): Promise<unknown> =>
-        import(pathToFileURL(join(repoRoot, 'dist', path)).href);
-      const pool = (await import(
-        pathToFileURL(join(repoRoot, 'bench', 'lib', 'session-spans-pool.mjs')).href
-      )) as {
-        mapSessionSpans: (
-          s: SessionFiles[],
-          p: PriceTable,
-          o: SpanOptions,
-          pool: { workers: number },
-        ) => AsyncGenerator<SlimSessionSpans>;
-        mapEncodedSessions: (
-          s: SessionFiles[],
-          p: PriceTable,
-          o: SpanOptions,
-          pool: { workers: number },
-        ) => AsyncGenerator<EncodedSession>;
-      };
-      const { sessionSpans: sequential } = (await dist('app/session-spans.js')) as {
-        sessionSpans: typeof sessionSpans;
-      };
-      const encode = (await dist('adapters/otlp-encode.js')) as {
-        assembleRequest: typeof assembleRequest;
-        encodeSpansWithSdk: typeof encodeSpansWithSdk;
-      };
-      const reference = [];
-      for (const files of sessions) reference.push(await sequential(files, prices, options));
-      const slim: SlimSessionSpans[] = [];
-      for await (const s of pool.mapSessionSpans(sessions, prices, options, { workers: 2 }))
-        slim.push(s);
-      expect(slim.map((s) => s.turns)).toEqual(reference.map((r) => r.turns));
-      expect(slim.map((s) => s.warnings)).toEqual(reference.map((r) => r.model.warnings));
+  it('on two worker threads (dist): spans in input order, requests byte-identical', async () => {
+    expect(
+      existsSync(distSpans),
+      `${distSpans} is missing: run \`npm run build\` first (\`npm test\` does)`,
+    ).toBe(true);
+    const dist = (path: string): Promise<unknown> =>
+      import(pathToFileURL(join(repoRoot, 'dist', path)).href);
+    const pool = (await import(
+      pathToFileURL(join(repoRoot, 'bench', 'lib', 'session-spans-pool.mjs')).href
+    )) as {
+      mapSessionSpans: (
+        s: SessionFiles[],
+        p: PriceTable,
+        o: SpanOptions,
+        pool: { workers: number },
+      ) => AsyncGenerator<SlimSessionSpans>;
+      mapEncodedSessions: (
+        s: SessionFiles[],
+        p: PriceTable,
+        o: SpanOptions,
+        pool: { workers: number },
+      ) => AsyncGenerator<EncodedSession>;
+    };
+    const { sessionSpans: sequential } = (await dist('app/session-spans.js')) as {
+      sessionSpans: typeof sessionSpans;
+    };
+    const encode = (await dist('adapters/otlp-encode.js')) as {
+      assembleRequest: typeof assembleRequest;
+      encodeSpansWithSdk: typeof encodeSpansWithSdk;
+    };
+    const reference = [];
+    for (const files of sessions) reference.push(await sequential(files, prices, options));
+    const slim: SlimSessionSpans[] = [];
+    for await (const s of pool.mapSessionSpans(sessions, prices, options, { workers: 2 }))
+      slim.push(s);
+    expect(slim.map((s) => s.turns)).toEqual(reference.map((r) => r.turns));
+    expect(slim.map((s) => s.warnings)).toEqual(reference.map((r) => r.model.warnings));
 
-      let i = 0;
-      for await (const session of pool.mapEncodedSessions(sessions, prices, options, {
-        workers: 2,
-      })) {
-        const expected = reference[i] as Awaited<ReturnType<typeof sessionSpans>>;
-        i += 1;
-        expect(session.turns.map((t) => [t.traceId, t.digest, t.startTime, t.to - t.from])).toEqual(
-          expected.turns.map((t) => [t.traceId, t.digest, t.startTime, t.spans.length]),
-        );
-        const bytes = encode.assembleRequest(
-          [{ encoded: session.encoded, from: 0, to: session.encoded.ends.length }],
-          resource,
-        );
-        expect(
-          Buffer.from(bytes).equals(
-            Buffer.from(
-              encode.encodeSpansWithSdk(allSpans(expected.turns), resource, 'http/protobuf'),
-            ),
+    let i = 0;
+    for await (const session of pool.mapEncodedSessions(sessions, prices, options, {
+      workers: 2,
+    })) {
+      const expected = reference[i] as Awaited<ReturnType<typeof sessionSpans>>;
+      i += 1;
+      expect(session.turns.map((t) => [t.traceId, t.digest, t.startTime, t.to - t.from])).toEqual(
+        expected.turns.map((t) => [t.traceId, t.digest, t.startTime, t.spans.length]),
+      );
+      const bytes = encode.assembleRequest(
+        [{ encoded: session.encoded, from: 0, to: session.encoded.ends.length }],
+        resource,
+      );
+      expect(
+        Buffer.from(bytes).equals(
+          Buffer.from(
+            encode.encodeSpansWithSdk(allSpans(expected.turns), resource, 'http/protobuf'),
           ),
-        ).toBe(true);
-      }
-      expect(i).toBe(sessions.length);
-    },
-  );
+        ),
+      ).toBe(true);
+    }
+    expect(i).toBe(sessions.length);
+  });
 });
