@@ -16,12 +16,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findSessions, type SessionFiles } from '../../src/adapters/session-files.js';
-import {
-  assembleRequest,
-  encodeSpanFields,
-  encodeSpans,
-  encodeSpansWithSdk,
-} from '../../src/adapters/otlp-encode.js';
+import { assembleRequest, encodeSpanFields, encodeSpans } from '../../src/adapters/otlp-encode.js';
+import { encodeSpansWithSdk } from '../support/sdk-encode.js';
 import { buildResource } from '../../src/adapters/resource.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { parseAgentMeta } from '../../src/core/agent-meta.js';
@@ -482,7 +478,6 @@ describe('session-spans-pool (bench) = plain path', () => {
     };
     const encode = (await dist('adapters/otlp-encode.js')) as {
       assembleRequest: typeof assembleRequest;
-      encodeSpansWithSdk: typeof encodeSpansWithSdk;
     };
     const reference = [];
     for (const files of sessions) reference.push(await sequential(files, prices, options));
@@ -507,9 +502,7 @@ describe('session-spans-pool (bench) = plain path', () => {
       );
       expect(
         Buffer.from(bytes).equals(
-          Buffer.from(
-            encode.encodeSpansWithSdk(allSpans(expected.turns), resource, 'http/protobuf'),
-          ),
+          Buffer.from(encodeSpansWithSdk(allSpans(expected.turns), resource, 'http/protobuf')),
         ),
       ).toBe(true);
     }
