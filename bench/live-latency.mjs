@@ -157,15 +157,10 @@ async function runOnce(historyBytes) {
     await receiver.stop();
     rmSync(dir, { recursive: true, force: true });
   };
-  // The daemon gets a moment; an old build without `watch` exits at once with code 2.
+  // The daemon gets a moment: one that exits at once fails the run.
   const early = await within(exited, 1500, null);
   if (early !== null) {
     await stopAll();
-    if (early === 2 && /unknown command/.test(watch.stderr())) {
-      process.stdout.write('skipped: watch not available\n');
-      writeResult(args.name, { skipped: 'watch not available' });
-      return;
-    }
     throw new Error(`ccotel watch exited with code ${early}: ${watch.stderr().trim().slice(-500)}`);
   }
 

@@ -235,7 +235,7 @@ const cpuTicks = (pid) => {
   }
 };
 
-/** Starts the daemon; resolves once it is quiet (no CPU for a second), or reports it unavailable. */
+/** Starts the daemon; resolves once it is quiet (no CPU for a second), or with its exit code. */
 async function startDaemon(projects, state, endpoint) {
   const t0 = performance.now();
   const watch = spawnWatchDaemon({
@@ -257,12 +257,7 @@ async function startDaemon(projects, state, endpoint) {
   let lastTicks = null;
   while (Date.now() < deadline) {
     const code = await within(exited, 100);
-    if (code !== undefined)
-      return {
-        unavailable: code === 2 && /unknown command/.test(watch.stderr()),
-        code,
-        stderr: watch.stderr(),
-      };
+    if (code !== undefined) return { code, stderr: watch.stderr() };
     if (watchingAt === null) continue;
     const ticks = cpuTicks(child.pid);
     if (ticks !== null && ticks === lastTicks) {
@@ -273,7 +268,6 @@ async function startDaemon(projects, state, endpoint) {
   }
   const memory = rssOf(child.pid);
   return {
-    unavailable: false,
     startupSeconds: watchingAt === null ? null : round((watchingAt - t0) / 1000, 2),
     quietSeconds: quietSince === null ? null : round((quietSince - t0) / 1000, 2),
     ...memory,
@@ -315,10 +309,7 @@ if (!skip.has('daemon')) {
     const dayAgo = new Date(Date.now() - 86_400_000);
     for (const f of await allFiles(projects)) utimesSync(f, dayAgo, dayAgo);
     const first = await startDaemon(projects, state, receiver.url);
-    if (first.unavailable) {
-      log('skipped: watch not available');
-      result.daemon = { skipped: 'watch not available' };
-    } else if (first.code !== undefined) {
+    if (first.code !== undefined) {
       throw new Error(`ccotel watch exited with ${first.code}: ${first.stderr.slice(-500)}`);
     } else {
       await first.stop();

@@ -20,7 +20,7 @@ const [
   { parseAgentMeta },
   { finish },
   spans,
-  encode,
+  { encodeSpansWithSdk },
   { windowsOf },
 ] = await Promise.all([
   dist('core/line-splitter.js'),
@@ -29,7 +29,7 @@ const [
   dist('core/agent-meta.js'),
   dist('core/assemble.js'),
   dist('app/session-spans.js'),
-  dist('adapters/otlp-encode.js'),
+  import('./sdk-encode.mjs'),
   dist('core/pricing.js'),
 ]);
 
@@ -81,4 +81,4 @@ export async function sessionSpansReference(files, prices, options) {
 }
 
 export const encodeSpansReference = (batch, resource, protocol) =>
-  encode.encodeSpansWithSdk(batch, resource, protocol);
+  encodeSpansWithSdk(batch, resource, protocol);

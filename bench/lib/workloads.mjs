@@ -101,7 +101,8 @@ async function convert({
   const [
     { findSessions },
     { sessionSpans, streamSessionSpans },
-    { encodeSpans, encodeSpansWithSdk, assembleRequest },
+    { encodeSpans, assembleRequest },
+    { encodeSpansWithSdk },
     { MAX_BATCH_SPANS },
     pool,
     reference,
@@ -109,6 +110,7 @@ async function convert({
     dist('adapters/session-files.js'),
     import('./whole-session.mjs'),
     dist('adapters/otlp-encode.js'),
+    import('./sdk-encode.mjs'),
     dist('app/export.js'),
     import('./session-spans-pool.mjs'),
     mode === 'reference' ? import('./reference-pipeline.mjs') : Promise.resolve(null),

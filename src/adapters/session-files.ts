@@ -1,7 +1,5 @@
-// Finds sessions on disk in every layout Claude Code has used:
-//   1.0.x  <proj>/<sid>.jsonl with inline sidechains
-//   2.0.x  <proj>/agent-<id>.jsonl beside the sessions (owner read from its sessionId)
-//   2.1.x  <proj>/<sid>/subagents/agent-<id>.jsonl (+ .meta.json, + workflows/wf_*/)
+// Finds sessions on disk in every layout Claude Code has used (the layouts and
+// what each file name means: core/transcript-paths.ts).
 // sessions-index.json is unreliable (often empty) and never consulted.
 //
 // The work is synchronous inside: on a projects dir of 10,000 files, async
@@ -21,7 +19,13 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../core/user-error.js';
-import { AGENT_FILE, META_FILE } from '../core/turn-lifecycle.js';
+import {
+  agentIdOfFile,
+  agentIdOfMeta,
+  isAgentDirName,
+  isTranscriptName,
+  sessionIdOfName,
+} from '../core/transcript-paths.js';
 
 export interface AgentFile {
   agentId: string;
@@ -156,16 +160,10 @@ export function subagentFilesSync(
   const walk = (dir: string, prefix: string, depth: number): void => {
     for (const { name, isDir } of source.list(dir)) {
       const path = prefix + name;
-      const agent = AGENT_FILE.exec(name);
-      if (agent?.[1] !== undefined) agents.push({ agentId: agent[1], file: path });
-      else if (META_FILE.test(name)) metas.push(path);
-      else if (
-        depth < 3 &&
-        isDir &&
-        (name === 'subagents' || name === 'workflows' || name.startsWith('wf_'))
-      ) {
-        walk(path, `${path}/`, depth + 1);
-      }
+      const agentId = agentIdOfFile(name);
+      if (agentId !== null) agents.push({ agentId, file: path });
+      else if (agentIdOfMeta(name) !== null) metas.push(path);
+      else if (depth < 3 && isDir && isAgentDirName(name)) walk(path, `${path}/`, depth + 1);
     }
   };
   walk(sessionDir, childPrefix(sessionDir), 0);
@@ -191,13 +189,13 @@ export function sessionsInProjectSync(
   const sessions: SessionFiles[] = [];
   const prefix = childPrefix(projectDir);
   for (const { name } of entries) {
-    if (!name.endsWith('.jsonl')) continue;
-    const agent = name.startsWith('agent-') ? AGENT_FILE.exec(name) : null;
-    if (agent?.[1] !== undefined) {
-      flatAgents.push({ agentId: agent[1], file: prefix + name });
+    if (!isTranscriptName(name)) continue;
+    const agentId = name.startsWith('agent-') ? agentIdOfFile(name) : null;
+    if (agentId !== null) {
+      flatAgents.push({ agentId, file: prefix + name });
       continue;
     }
-    const sessionId = name.slice(0, -'.jsonl'.length);
+    const sessionId = sessionIdOfName(name);
     // 2.1.x: the session's sub-agents live in a dir named after it, when there is one.
     const { agents, metas } = subdirs.has(sessionId)
       ? subagentFilesSync(prefix + sessionId, source)

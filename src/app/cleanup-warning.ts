@@ -7,7 +7,7 @@
 import { dirname, join } from 'node:path';
 import { traceIdFor } from '../core/span-ids.js';
 import { readCleanupPeriod, type CleanupPeriod } from '../adapters/claude-settings.js';
-import { readDeliveredTraceIds } from '../adapters/delivered-turns.js';
+import { readDeliveredTraceIds } from '../adapters/export-state-file.js';
 import { realPathOf } from '../adapters/projects-dir.js';
 import { findSessionsSync, statOrNull, type SessionFiles } from '../adapters/session-files.js';
 import { readSession } from './read-session.js';

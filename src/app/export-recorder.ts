@@ -3,7 +3,7 @@
 // file is saved at most once a second (and at the end), beside delivery.
 import type { Clock } from '../core/clock.js';
 import { UserError } from '../core/user-error.js';
-import { saveExportState, type ExportState } from './export-state.js';
+import { saveExportState, type ExportState } from '../adapters/export-state-file.js';
 
 /** Least time between two saves of the state file during a run. */
 export const SAVE_EVERY_MS = 1000;

@@ -14,7 +14,7 @@ import { findSessions, type SessionFiles } from '../adapters/session-files.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { UserError } from '../core/user-error.js';
 import { limitHeapGrowth } from '../adapters/heap-growth.js';
-import { loadExportState } from './export-state.js';
+import { loadExportState } from '../adapters/export-state-file.js';
 import { ExportRecorder } from './export-recorder.js';
 import { BatchSender, type DeliveryCounts } from './export-batches.js';
 import { keyOfTurn, SessionSpansRead, type TurnFor, type TurnNeed } from './session-spans.js';

@@ -59,12 +59,5 @@ export function isPlainAnswer(rec: TranscriptRecord): boolean {
   );
 }
 
-/** `agent-<id>.jsonl`: a sub-agent transcript (2.0.x beside the sessions, 2.1.x under subagents/). */
-export const AGENT_FILE = /^agent-(.+)\.jsonl$/;
-/** `agent-<id>.meta.json`: a 2.1.x sub-agent's sidecar (type, description, spawning call). */
-export const META_FILE = /^agent-(.+)\.meta\.json$/;
-
-/** The agentId named by a sub-agent file name, or null. */
-export const agentIdOfFile = (name: string): string | null => AGENT_FILE.exec(name)?.[1] ?? null;
-/** The agentId named by a meta sidecar's file name, or null. */
-export const agentIdOfMeta = (name: string): string | null => META_FILE.exec(name)?.[1] ?? null;
+// File names are told apart in transcript-paths.ts; these stay importable from here.
+export { AGENT_FILE, agentIdOfMeta } from './transcript-paths.js';

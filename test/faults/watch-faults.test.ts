@@ -2,8 +2,7 @@
 // through the watcher's own harness (test/integration/watch-harness.ts), plus
 // a randomized kill -9 soak of the real process: ≥ 20 rounds of SIGKILL at
 // random moments while transcripts are being written, then a restart; nothing
-// lost, repeats byte-identical. Skips, saying why, while src/app/watch is not
-// there.
+// lost, repeats byte-identical.
 import { execFile, spawnSync } from 'node:child_process';
 import {
   appendFile,
@@ -37,12 +36,14 @@ import {
   strayRepeats,
   tally,
   unacknowledgedTraces,
-  WATCH_SOURCE,
   watchArgv,
   type Tally,
   nobodyCannotRun,
 } from '../support/fault-harness.js';
 import { FUZZ_SEED } from '../support/fuzz-config.js';
+import * as watchHarness from '../integration/watch-harness.js';
+import { runWatchCommand } from '../../src/cli/commands/watch.js';
+import { exitCodeOf } from '../../src/cli/exit-code.js';
 // The soak's timing is replayable with CCOTEL_FUZZ_SEED: a seeded PRNG.
 import { mulberry32 } from '../../bench/lib/prng.mjs';
 
@@ -52,16 +53,7 @@ const QUIET_MS = 1500;
 const matrix = createMatrix('watch');
 afterAll(() => matrix.write());
 
-if (!WATCH_SOURCE) {
-  console.log(
-    'skipped: every watch fault case and the kill -9 soak (src/app/watch is not there yet)',
-  );
-  matrix.skip('watch: all cases', 'src/app/watch missing');
-}
-
-// The harness is imported lazily: it imports the daemon, which may not exist yet.
-type Harness = typeof import('../integration/watch-harness.js');
-const harness = (): Promise<Harness> => import('../integration/watch-harness.js');
+type Harness = typeof watchHarness;
 
 /** What a clean `ccotel export` of `root` delivers. */
 async function reference(root: string, stateDir: string): Promise<DecodedSpan[]> {
@@ -79,7 +71,7 @@ interface Scene {
 
 /** One case's scene (harness, temp dirs, receiver, start time), cleaned up after `body` whether it passes or not. */
 async function inScene(body: (scene: Scene) => Promise<void>): Promise<void> {
-  const h = await harness();
+  const h = watchHarness;
   const dirs = await h.tempDirs();
   const receiver = await startOtlpReceiver();
   try {
@@ -120,7 +112,7 @@ function record({ name, t, outcome, repeatsAllowed, started, ok }: Row): void {
   });
 }
 
-describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
+describe('watch: collector faults', () => {
   /** Daemon with --backfill over fixtures/real, receiver scripted by `fault`; waits for every span. */
   async function deliveryCase(
     name: string,
@@ -236,7 +228,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: collector faults', () => {
   }, 60_000);
 });
 
-describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => {
+describe('watch: collectors that accept only part', () => {
   it('413 above 20 spans: batches are halved until they pass; every span arrives', async () => {
     await inScene(async ({ h, dirs, receiver, started }) => {
       const { expected } = await realCorpus(dirs);
@@ -306,7 +298,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: collectors that accept only part', () => 
     }, 120_000);
 });
 
-describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
+describe('watch: state', () => {
   const damages: [string, (file: string) => Promise<void>, boolean][] = [
     ['deleted', (f) => unlink(f), false],
     [
@@ -376,9 +368,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
   );
 
   it('a state dir that cannot exist (its parent is a regular file: ENOTDIR) stops watch at start with one line', async () => {
-    const { runWatchCommand } = await import('../../src/cli/commands/watch.js');
-    const { exitCodeOf } = await import('../../src/cli/exit-code.js');
-    const h = await harness();
+    const h = watchHarness;
     const dirs = await h.tempDirs();
     try {
       await writeFile(join(dirs.base, 'file'), 'x');
@@ -469,7 +459,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: state', () => {
   }, 90_000);
 });
 
-describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
+describe('watch: transcripts changing under it', () => {
   it('deleted, truncated mid-line and rewritten while being written: the daemon goes on; nothing of the final files is lost', async () => {
     await inScene(async ({ h, dirs, receiver, started }) => {
       const settings = h.settingsFor(receiver, dirs, { timeoutMs: 800, idleTimeoutMs: QUIET_MS });
@@ -675,7 +665,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: transcripts changing under it', () => {
 
 const ROUNDS = Number(process.env.CCOTEL_KILL_ROUNDS ?? (SOAK ? 60 : 20));
 
-describe.skipIf(!WATCH_SOURCE)('watch: kill -9 before the first state save', () => {
+describe('watch: kill -9 before the first state save', () => {
   // Found by the soak (seed 2): "first start" is decided by watch-state.json being
   // absent. A daemon killed before it first saves leaves none, so the next start is a
   // first start again, and every line written meanwhile is taken for history
@@ -734,7 +724,7 @@ describe.skipIf(!WATCH_SOURCE)('watch: kill -9 before the first state save', () 
   }, 60_000);
 });
 
-describe.skipIf(!WATCH_SOURCE)('watch: randomized kill -9 soak', () => {
+describe('watch: randomized kill -9 soak', () => {
   it(`${ROUNDS} rounds of kill -9 at random moments while transcripts are written: nothing lost, repeats identical (seed ${FUZZ_SEED})`, async () => {
     ensureBuilt();
     await inScene(async ({ dirs, receiver, started }) => {

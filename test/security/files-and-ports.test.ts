@@ -19,7 +19,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { runCcotel } from '../support/run-cli.js';
-import { CLI, ensureBuilt, WATCH_SOURCE, watchArgv } from '../support/fault-harness.js';
+import { CLI, ensureBuilt, watchArgv } from '../support/fault-harness.js';
+import { startWatch } from '../../src/app/watch/daemon.js';
+import { DEFAULTS } from '../../src/core/settings.js';
+import { loadPriceTable } from '../../src/adapters/price-file.js';
+import { buildResource } from '../../src/adapters/resource.js';
+import { createJsonLogger } from '../../src/adapters/logger.js';
 
 const SUBAGENT_FIXTURE = 'fixtures/hand/v21-subagents-meta';
 const SID = 'bd8ec9a1-f803-45ed-9d7c-9ec7081ab44d';
@@ -54,9 +59,6 @@ async function modes(root: string): Promise<Map<string, number>> {
   await walk(root);
   return out;
 }
-
-// watch runs through watchArgv: the binary once run.ts registers it, inline wiring until then.
-const watchCommand = (): boolean => WATCH_SOURCE;
 
 describe('state files', () => {
   it('export creates its state dir 0700 and its state file 0600 (under a umask of 022)', async () => {
@@ -169,41 +171,31 @@ describe('state files', () => {
     expect(octal(await modeOf(out))).toBe('0600');
   });
 
-  it.skipIf(!existsSync('src/app/watch/daemon.ts'))(
-    'watch state and spill files are 0600 in a 0700 dir',
-    async () => {
-      const project = join(dir, 'p4', 'projects', 'proj');
-      await cp(SUBAGENT_FIXTURE, project, { recursive: true });
-      const state = join(dir, 'p4', 'state');
-      const { startWatch } = await import('../../src/app/watch/daemon.js');
-      const { DEFAULTS } = await import('../../src/core/settings.js');
-      const { loadPriceTable } = await import('../../src/adapters/price-file.js');
-      const { buildResource } = await import('../../src/adapters/resource.js');
-      const { createJsonLogger } = await import('../../src/adapters/logger.js');
-      const daemon = await startWatch({
-        settings: {
-          ...DEFAULTS,
-          endpoint: `${receiver.url}/v1/traces`,
-          projectsDirs: [join(dir, 'p4', 'projects')],
-          stateDir: state,
-        },
-        prices: await loadPriceTable(),
-        resource: buildResource({ serviceName: 'claude-code', attributes: {} }),
-        log: createJsonLogger(() => undefined, 'error'),
-        backfill: true,
-        once: true,
-      });
-      expect(await daemon.done).toBe(0);
-      const found = await modes(state);
-      expect(found.size).toBeGreaterThan(1);
-      for (const [path, mode] of found) {
-        const isDir = (await stat(path)).isDirectory();
-        expect(octal(mode), path).toBe(isDir ? '0700' : '0600');
-      }
-    },
-  );
-  if (!existsSync('src/app/watch/daemon.ts'))
-    console.log('skipped: watch state file modes (src/app/watch is not there yet)');
+  it('watch state and spill files are 0600 in a 0700 dir', async () => {
+    const project = join(dir, 'p4', 'projects', 'proj');
+    await cp(SUBAGENT_FIXTURE, project, { recursive: true });
+    const state = join(dir, 'p4', 'state');
+    const daemon = await startWatch({
+      settings: {
+        ...DEFAULTS,
+        endpoint: `${receiver.url}/v1/traces`,
+        projectsDirs: [join(dir, 'p4', 'projects')],
+        stateDir: state,
+      },
+      prices: await loadPriceTable(),
+      resource: buildResource({ serviceName: 'claude-code', attributes: {} }),
+      log: createJsonLogger(() => undefined, 'error'),
+      backfill: true,
+      once: true,
+    });
+    expect(await daemon.done).toBe(0);
+    const found = await modes(state);
+    expect(found.size).toBeGreaterThan(1);
+    for (const [path, mode] of found) {
+      const isDir = (await stat(path)).isDirectory();
+      expect(octal(mode), path).toBe(isDir ? '0700' : '0600');
+    }
+  });
 });
 
 // ---- network ----
@@ -306,36 +298,31 @@ describe('nothing listens on a network port', () => {
     }
   }, 60_000);
 
-  it.skipIf(!watchCommand())(
-    'ccotel watch holds no listening or bound socket',
-    async () => {
-      const projects = join(dir, 'n2', 'projects');
-      await cp(SUBAGENT_FIXTURE, join(projects, 'proj'), { recursive: true });
-      const { child, output } = spawnCli(
-        [
-          'watch',
-          '--endpoint',
-          receiver.url,
-          '--projects-dir',
-          projects,
-          '--state-dir',
-          join(dir, 'n2', 'state'),
-          '--backfill',
-        ],
-        { HOME: join(dir, 'n2') },
-      );
-      try {
-        await new Promise((r) => setTimeout(r, 3000));
-        expect(child.exitCode, output()).toBeNull();
-        expect(listening(socketInodes(child.pid as number))).toEqual([]);
-      } finally {
-        child.kill('SIGKILL');
-        await exited(child);
-      }
-    },
-    60_000,
-  );
-  if (!watchCommand()) console.log('skipped: watch socket check (src/app/watch is not there yet)');
+  it('ccotel watch holds no listening or bound socket', async () => {
+    const projects = join(dir, 'n2', 'projects');
+    await cp(SUBAGENT_FIXTURE, join(projects, 'proj'), { recursive: true });
+    const { child, output } = spawnCli(
+      [
+        'watch',
+        '--endpoint',
+        receiver.url,
+        '--projects-dir',
+        projects,
+        '--state-dir',
+        join(dir, 'n2', 'state'),
+        '--backfill',
+      ],
+      { HOME: join(dir, 'n2') },
+    );
+    try {
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(child.exitCode, output()).toBeNull();
+      expect(listening(socketInodes(child.pid as number))).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+      await exited(child);
+    }
+  }, 60_000);
 });
 
 // ---- ~/.claude stays untouched ----
@@ -380,11 +367,8 @@ describe('nothing is written inside ~/.claude', () => {
       [['show', '--json', SID], 0],
       [['show', '--html', join(home, 'page.html'), SID], 0],
       [['status'], 0],
+      [['watch', '--once', '--backfill', '--endpoint', receiver.url], 0],
     ];
-    if (watchCommand())
-      runs.push([['watch', '--once', '--backfill', '--endpoint', receiver.url], 0]);
-    else
-      console.log("skipped: 'ccotel watch --once' in the ~/.claude check (no src/app/watch yet)");
     for (const [args, code] of runs) {
       const { child, output } = spawnCli(args, env);
       const status = await exited(child);

@@ -422,27 +422,8 @@ export function ensureBuilt(): void {
   }
 }
 
-/** Whether `ccotel watch` exists at all (source), and whether the CLI dispatches it. */
-export const WATCH_SOURCE =
-  existsSync('src/app/watch/daemon.ts') && existsSync('src/cli/commands/watch.ts');
-export const watchRegistered = (): boolean =>
-  existsSync('src/cli/run.ts') && /runWatchCommand/.test(readFileSync('src/cli/run.ts', 'utf8'));
-
-/**
- * Node arguments that run `ccotel watch ARGS` from dist/: the real binary once
- * run.ts registers the command, else the same wiring inline (as
- * test/integration/watch-process.test.ts does).
- */
-export function watchArgv(args: string[]): string[] {
-  if (/runWatchCommand/.test(readFileSync(join('dist', 'cli', 'run.js'), 'utf8')))
-    return [CLI, 'watch', ...args];
-  const entry = `
-    import { runWatchCommand } from ${JSON.stringify(join(process.cwd(), 'dist', 'cli', 'commands', 'watch.js'))};
-    const stopSignal = new Promise((r) => { process.once('SIGINT', r); process.once('SIGTERM', r); });
-    const io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), env: process.env, isTTY: false, columns: 100, stopSignal };
-    runWatchCommand(process.argv.slice(1), io).then((c) => { process.exitCode = c; }, (e) => { process.stderr.write('ccotel: ' + String(e && e.message || e) + '\\n'); process.exitCode = 1; });`;
-  return ['--input-type=module', '-e', entry, '--', ...args];
-}
+/** Node arguments that run the built `ccotel watch ARGS`. */
+export const watchArgv = (args: string[]): string[] => [CLI, 'watch', ...args];
 
 /** A copy of transcript lines with every uuid and tool/message/request id renamed (copy n). */
 export function renameIds(text: string, n: number): string {

@@ -3,7 +3,7 @@
 // delivery, and a failing run still records what it delivered.
 import { describe, expect, it } from 'vitest';
 import { ExportRecorder, SAVE_EVERY_MS } from '../../src/app/export-recorder.js';
-import type { ExportState } from '../../src/app/export-state.js';
+import type { ExportState } from '../../src/adapters/export-state-file.js';
 import { UserError } from '../../src/core/user-error.js';
 import { manualClock } from '../support/manual-clock.js';
 

@@ -16,12 +16,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findSessions, type SessionFiles } from '../../src/adapters/session-files.js';
-import {
-  assembleRequest,
-  encodeSpanFields,
-  encodeSpans,
-  encodeSpansWithSdk,
-} from '../../src/adapters/otlp-encode.js';
+import { assembleRequest, encodeSpanFields, encodeSpans } from '../../src/adapters/otlp-encode.js';
+import { encodeSpansWithSdk } from '../support/sdk-encode.js';
 import { buildResource } from '../../src/adapters/resource.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { parseAgentMeta } from '../../src/core/agent-meta.js';
@@ -448,63 +444,61 @@ interface EncodedSession {
 
 describe('session-spans-pool (bench) = plain path', () => {
   const options: SpanOptions = { content: 'labels', maxAttributeBytes: 2048 };
-  // Against dist's own sequential path: dist may lag the sources when tests run without a build.
+  // The pool runs dist in its workers; the reference is the sources' whole-session read.
   const distSpans = join(repoRoot, 'dist', 'app', 'session-spans.js');
-  it.skipIf(!existsSync(distSpans))(
-    'on two worker threads (dist): spans in input order, requests byte-identical',
-    async () => {
-      const dist = (path: string): Promise<unknown> =>
-        import(pathToFileURL(join(repoRoot, 'dist', path)).href);
-      const pool = (await import(
-        pathToFileURL(join(repoRoot, 'bench', 'lib', 'session-spans-pool.mjs')).href
-      )) as {
-        mapSessionSpans: (
-          s: SessionFiles[],
-          p: PriceTable,
-          o: SpanOptions,
-          pool: { workers: number },
-        ) => AsyncGenerator<SlimSessionSpans>;
-        mapEncodedSessions: (
-          s: SessionFiles[],
-          p: PriceTable,
-          o: SpanOptions,
-          pool: { workers: number },
-        ) => AsyncGenerator<EncodedSession>;
-      };
-      const encode = (await dist('adapters/otlp-encode.js')) as {
-        assembleRequest: typeof assembleRequest;
-        encodeSpansWithSdk: typeof encodeSpansWithSdk;
-      };
-      const reference = [];
-      for (const files of sessions) reference.push(await sessionSpans(files, prices, options));
-      const slim: SlimSessionSpans[] = [];
-      for await (const s of pool.mapSessionSpans(sessions, prices, options, { workers: 2 }))
-        slim.push(s);
-      expect(slim.map((s) => s.turns)).toEqual(reference.map((r) => r.turns));
-      expect(slim.map((s) => s.warnings)).toEqual(reference.map((r) => r.model.warnings));
+  it('on two worker threads (dist): spans in input order, requests byte-identical', async () => {
+    expect(
+      existsSync(distSpans),
+      `${distSpans} is missing: run \`npm run build\` first (\`npm test\` does)`,
+    ).toBe(true);
+    const dist = (path: string): Promise<unknown> =>
+      import(pathToFileURL(join(repoRoot, 'dist', path)).href);
+    const pool = (await import(
+      pathToFileURL(join(repoRoot, 'bench', 'lib', 'session-spans-pool.mjs')).href
+    )) as {
+      mapSessionSpans: (
+        s: SessionFiles[],
+        p: PriceTable,
+        o: SpanOptions,
+        pool: { workers: number },
+      ) => AsyncGenerator<SlimSessionSpans>;
+      mapEncodedSessions: (
+        s: SessionFiles[],
+        p: PriceTable,
+        o: SpanOptions,
+        pool: { workers: number },
+      ) => AsyncGenerator<EncodedSession>;
+    };
+    const encode = (await dist('adapters/otlp-encode.js')) as {
+      assembleRequest: typeof assembleRequest;
+    };
+    const reference = [];
+    for (const files of sessions) reference.push(await sessionSpans(files, prices, options));
+    const slim: SlimSessionSpans[] = [];
+    for await (const s of pool.mapSessionSpans(sessions, prices, options, { workers: 2 }))
+      slim.push(s);
+    expect(slim.map((s) => s.turns)).toEqual(reference.map((r) => r.turns));
+    expect(slim.map((s) => s.warnings)).toEqual(reference.map((r) => r.model.warnings));
 
-      let i = 0;
-      for await (const session of pool.mapEncodedSessions(sessions, prices, options, {
-        workers: 2,
-      })) {
-        const expected = reference[i] as Awaited<ReturnType<typeof sessionSpans>>;
-        i += 1;
-        expect(session.turns.map((t) => [t.traceId, t.digest, t.startTime, t.to - t.from])).toEqual(
-          expected.turns.map((t) => [t.traceId, t.digest, t.startTime, t.spans.length]),
-        );
-        const bytes = encode.assembleRequest(
-          [{ encoded: session.encoded, from: 0, to: session.encoded.ends.length }],
-          resource,
-        );
-        expect(
-          Buffer.from(bytes).equals(
-            Buffer.from(
-              encode.encodeSpansWithSdk(allSpans(expected.turns), resource, 'http/protobuf'),
-            ),
-          ),
-        ).toBe(true);
-      }
-      expect(i).toBe(sessions.length);
-    },
-  );
+    let i = 0;
+    for await (const session of pool.mapEncodedSessions(sessions, prices, options, {
+      workers: 2,
+    })) {
+      const expected = reference[i] as Awaited<ReturnType<typeof sessionSpans>>;
+      i += 1;
+      expect(session.turns.map((t) => [t.traceId, t.digest, t.startTime, t.to - t.from])).toEqual(
+        expected.turns.map((t) => [t.traceId, t.digest, t.startTime, t.spans.length]),
+      );
+      const bytes = encode.assembleRequest(
+        [{ encoded: session.encoded, from: 0, to: session.encoded.ends.length }],
+        resource,
+      );
+      expect(
+        Buffer.from(bytes).equals(
+          Buffer.from(encodeSpansWithSdk(allSpans(expected.turns), resource, 'http/protobuf')),
+        ),
+      ).toBe(true);
+    }
+    expect(i).toBe(sessions.length);
+  });
 });

@@ -6,7 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { encodeSpans, encodeSpansWithSdk } from '../../src/adapters/otlp-encode.js';
+import { encodeSpans } from '../../src/adapters/otlp-encode.js';
+import { encodeSpansWithSdk } from '../support/sdk-encode.js';
 import {
   encodeJson,
   encodeJsonLine,

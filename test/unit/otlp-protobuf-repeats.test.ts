@@ -5,11 +5,8 @@
 // encode as the OpenTelemetry SDK serializer does.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  encodeSpanFields,
-  encodeSpans,
-  encodeSpansWithSdk,
-} from '../../src/adapters/otlp-encode.js';
+import { encodeSpanFields, encodeSpans } from '../../src/adapters/otlp-encode.js';
+import { encodeSpansWithSdk } from '../support/sdk-encode.js';
 import { buildResource } from '../../src/adapters/resource.js';
 import type { AttributeValue, SpanData } from '../../src/core/span-data.js';
 import { fuzz } from '../support/fuzz-config.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyPath, isWatchedPath } from '../../src/app/watch/file-kind.js';
+import { classifyPath } from '../../src/core/transcript-paths.js';
+import { isWatchedPath } from '../../src/app/watch/file-kind.js';
 import { createJsonLogger } from '../../src/adapters/logger.js';
 
 const ROOT = '/home/u/.claude/projects';

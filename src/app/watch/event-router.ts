@@ -4,7 +4,7 @@
 // line: the owner is read once (an adapter) and remembered.
 import { sep } from 'node:path';
 import type { WatchEvent } from '../../adapters/dir-watcher.js';
-import { classifyPath, sessionKeyOf } from './file-kind.js';
+import { classifyPath, sessionKeyOf } from '../../core/transcript-paths.js';
 
 export type Route =
   | { kind: 'dir-removed'; path: string }

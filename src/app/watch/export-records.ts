@@ -1,9 +1,9 @@
-// The daemon's view of export-state.json, the file `ccotel export` uses to
+// The daemon's view of the export state, the file `ccotel export` uses to
 // skip turns it already delivered. The daemon records a turn there once every
 // span of it went out with the content export would compute, so an export
 // after a watch sends nothing new. Writes merge into what is on disk (an
 // export may have run meanwhile) rather than overwrite it.
-import { loadExportState, saveExportState } from '../export-state.js';
+import { loadExportState, mergeExportState } from '../../adapters/export-state-file.js';
 import type { Logger } from '../../adapters/logger.js';
 
 export interface ExportRecords {
@@ -34,11 +34,8 @@ export async function openExportRecords(stateDir: string, log: Logger): Promise<
       const writing = pending;
       pending = new Map();
       try {
-        const current = await loadExportState(stateDir);
-        if (current.problem !== null) log.warn(current.problem);
-        for (const [traceId, digest] of writing) current.state.turns[traceId] = digest;
-        await saveExportState(stateDir, current.state);
-        known = new Map(Object.entries(current.state.turns));
+        const merged = await mergeExportState(stateDir, writing, (problem) => log.warn(problem));
+        known = new Map(Object.entries(merged.turns));
       } catch (err) {
         // Keep them for the next attempt; newer records of the same trace win.
         for (const [traceId, digest] of writing)

@@ -9,7 +9,7 @@
 //   - where history ended on the first start (turns before it are not sent
 //     unless --backfill).
 // Turns delivered in full are not here: they are recorded, by digest, in the
-// export-state.json that `ccotel export` reads, so a later backfill skips them.
+// export state file that `ccotel export` reads, so a later backfill skips them.
 import { join } from 'node:path';
 import { readStateFile, writeStateFile, type StateRead } from '../../adapters/state-file.js';
 
