@@ -10,7 +10,8 @@ const [
   { finish },
   { loadPriceTable },
   { windowsOf },
-  { buildView },
+  { assembleView, viewPart },
+  { sessionHeaderOf },
   r,
 ] = await Promise.all([
   dist('app/resolve-target.js'),
@@ -19,6 +20,7 @@ const [
   dist('adapters/price-file.js'),
   dist('core/pricing.js'),
   dist('app/build-view.js'),
+  dist('core/session-header.js'),
   dist('app/render/terminal-waterfall.js'),
 ]);
 const [file, runsText = '5'] = process.argv.slice(2);
@@ -30,7 +32,14 @@ const renderCpuMs = [];
 let lines = 0;
 for (let i = 0; i < Number(runsText); i++) {
   const t0 = performance.now();
-  const { view } = buildView(model, prices);
+  const part = viewPart(model, prices, 0);
+  const view = assembleView(
+    model.sessionId,
+    sessionHeaderOf(model),
+    part.rows,
+    part.turns,
+    model.warnings,
+  );
   const t1 = performance.now();
   const cpu = process.cpuUsage();
   lines = r.renderTerminalWaterfall(view, { color: false, width: 100 }).split('\n').length;

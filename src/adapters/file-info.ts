@@ -2,7 +2,7 @@
 // write, small files read whole, a file's head, dir listings, a page written.
 // Null (or []) when the file is gone or unreadable: callers decide what that means.
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 
 export interface FileInfo {
   ino: number;
@@ -43,10 +43,6 @@ export async function isDirectory(path: string): Promise<boolean> {
 /** Names in a dir, sorted; [] when it cannot be listed. */
 export async function listNames(dir: string): Promise<string[]> {
   return (await readdir(dir).catch(() => [] as string[])).sort();
-}
-
-export async function writeTextFile(path: string, text: string): Promise<void> {
-  await writeFile(path, text, 'utf8');
 }
 
 /**

@@ -1,29 +1,12 @@
 // Session model → what `show` renders: rows plus per-turn summaries with cost.
 import { buildWaterfall } from '../core/waterfall.js';
-import { sessionHeaderOf, type SessionHeader } from '../core/session-header.js';
+import type { SessionHeader } from '../core/session-header.js';
 import { promptLabel } from '../core/labels.js';
 import { costSession, sumCost } from '../core/session-cost.js';
 import type { PriceTable } from '../core/pricing.js';
 import type { SessionModel } from '../core/session-model.js';
 import type { ReadWarning, WaterfallRow } from '../core/waterfall-row.js';
 import type { TurnSummary, WaterfallView } from './render/waterfall-view.js';
-
-export function buildView(
-  model: SessionModel,
-  prices: PriceTable,
-): { view: WaterfallView; unknownModels: string[] } {
-  const part = viewPart(model, prices, 0);
-  return {
-    view: assembleView(
-      model.sessionId,
-      sessionHeaderOf(model),
-      part.rows,
-      part.turns,
-      model.warnings,
-    ),
-    unknownModels: part.unknownModels,
-  };
-}
 
 /** Rows and turn summaries of the turns from `firstTurn` on (a segment's own turns). */
 export function viewPart(

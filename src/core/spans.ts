@@ -464,11 +464,3 @@ export function countTurnSpans(model: SessionModel, turnIndex: number): number {
   }
   return count;
 }
-
-export function buildSessionSpans(
-  model: SessionModel,
-  costs: SessionCosts,
-  options: SpanOptions,
-): SpanData[] {
-  return model.turns.flatMap((t) => buildTurnSpans(model, t.index, costs, options));
-}

@@ -58,6 +58,3 @@ export function isPlainAnswer(rec: TranscriptRecord): boolean {
     rec.toolUses.length === 0
   );
 }
-
-// File names are told apart in transcript-paths.ts; these stay importable from here.
-export { AGENT_FILE, agentIdOfMeta } from './transcript-paths.js';

@@ -17,7 +17,7 @@ import {
   type SessionState,
 } from '../../src/core/session-state.js';
 import type { SpanData, SpanOptions } from '../../src/core/span-data.js';
-import { buildSessionSpans } from '../../src/core/spans.js';
+import { buildTurnSpans } from '../../src/core/spans.js';
 import { buildWaterfall } from '../../src/core/waterfall.js';
 import type { WaterfallRow } from '../../src/core/waterfall-row.js';
 
@@ -108,7 +108,10 @@ export function fromState(
 ): PipelineResult {
   const model = finish(state);
   const rows = buildWaterfall(model);
-  const spans = buildSessionSpans(model, costSession(model, PRICES), spanOptions);
+  const spans = ((costs) =>
+    model.turns.flatMap((t) => buildTurnSpans(model, t.index, costs, spanOptions)))(
+    costSession(model, PRICES),
+  );
   return { state, model, rows, spans, pending };
 }
 

@@ -8,7 +8,7 @@ import { finish } from '../../src/core/assemble.js';
 import { windowsOf, type PriceTable } from '../../src/core/pricing.js';
 import { loadPriceTable } from '../../src/adapters/price-file.js';
 import { findSessions, type SessionFiles } from '../../src/adapters/session-files.js';
-import { buildView } from '../../src/app/build-view.js';
+import { buildView } from '../support/whole-view.js';
 import { loadSession } from '../support/whole-session.js';
 import { buildViewInSegments } from '../../src/app/segmented-view.js';
 import { show, type ShowOptions } from '../../src/app/show.js';

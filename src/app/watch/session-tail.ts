@@ -4,7 +4,6 @@
 // tracker is done with cut away behind the live one, by the same cut rule
 // export's segments use. It keeps no spans: the tracker (session-tracker.ts)
 // rebuilds them from the model and keeps the books and the outbox.
-import { basename } from 'node:path';
 import { finishSegment, wholeSession, type SegmentCarry } from '../../core/assemble.js';
 import { parseAgentMeta } from '../../core/agent-meta.js';
 import type { Line } from '../../core/line-splitter.js';
@@ -27,7 +26,7 @@ import {
   type Cut,
   type SessionReader,
 } from '../../core/session-reader.js';
-import { AGENT_FILE, agentIdOfMeta } from '../../core/turn-lifecycle.js';
+import { roleOfPath, type FileRole } from '../../core/transcript-paths.js';
 import { createFileTailer, type FileTailer, type TailRead } from '../../adapters/file-tailer.js';
 import { readWhole } from '../../adapters/file-info.js';
 import type { MalformedLines } from './malformed-lines.js';
@@ -42,7 +41,7 @@ export interface TailContext {
   malformed?: MalformedLines;
 }
 
-type Role = 'main' | 'agent' | 'meta';
+type Role = FileRole;
 
 interface TrackedFile {
   path: string;
@@ -51,14 +50,6 @@ interface TrackedFile {
   tailer: FileTailer | null;
   /** Meta sidecars are read whole; what we saw of them. */
   seen: FileRecord | null;
-}
-
-function roleOf(path: string, sessionKey: string): { role: Role; agentId: string | null } {
-  if (path === sessionKey) return { role: 'main', agentId: null };
-  const name = basename(path);
-  const meta = agentIdOfMeta(name);
-  if (meta !== null) return { role: 'meta', agentId: meta };
-  return { role: 'agent', agentId: AGENT_FILE.exec(name)?.[1] ?? name };
 }
 
 /** Records held while reading history at start-up before a fold is tried: export's segment size. */
@@ -113,7 +104,7 @@ export class SessionTail {
 
   addFile(path: string): void {
     if (this.files.has(path)) return;
-    const { role, agentId } = roleOf(path, this.key);
+    const { role, agentId } = roleOfPath(path, this.key);
     this.files.set(path, { path, role, agentId, tailer: null, seen: null });
     if (role === 'agent' && agentId !== null) registerAgentFile(this.state, agentId, path);
   }

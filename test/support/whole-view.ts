@@ -1,0 +1,24 @@
+// Test oracle: the view of a whole session in one piece, what show's
+// segmented view (segmented-view.ts) must equal.
+import { sessionHeaderOf } from '../../src/core/session-header.js';
+import type { PriceTable } from '../../src/core/pricing.js';
+import type { SessionModel } from '../../src/core/session-model.js';
+import { assembleView, viewPart } from '../../src/app/build-view.js';
+import type { WaterfallView } from '../../src/app/render/waterfall-view.js';
+
+export function buildView(
+  model: SessionModel,
+  prices: PriceTable,
+): { view: WaterfallView; unknownModels: string[] } {
+  const part = viewPart(model, prices, 0);
+  return {
+    view: assembleView(
+      model.sessionId,
+      sessionHeaderOf(model),
+      part.rows,
+      part.turns,
+      model.warnings,
+    ),
+    unknownModels: part.unknownModels,
+  };
+}
