@@ -163,7 +163,7 @@ export default tseslint.config(
   },
   {
     // The HTML viewer's script runs in the browser, inlined into the page.
-    files: ['src/app/render/viewer/**/*.js'],
+    files: ['src/app/show/render/viewer/**/*.js'],
     languageOptions: {
       sourceType: 'script',
       globals: {

@@ -12,7 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { UserError } from '../../dist/core/user-error.js';
-import { encodeSpanFields } from '../../dist/adapters/otlp-encode.js';
+import { encodeSpanFields } from '../../dist/adapters/otlp/encode.js';
 import { sessionSpans } from './whole-session.mjs';
 export function encodeSession(s) {
   const { turns, ...rest } = slimSessionSpans(s);

@@ -1,7 +1,7 @@
 // JSON-lines logging for the daemon: one object per line on stderr
 // ({"time","level","msg",...fields}), so journald, launchd logs and `jq` all
 // read it. Deliberately tiny: no transports, no child loggers.
-import { terminalJson } from '../core/terminal-text.js';
+import { terminalJson } from '../core/view/terminal-text.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;

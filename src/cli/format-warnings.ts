@@ -1,5 +1,5 @@
-import type { ReadWarning } from '../core/waterfall-row.js';
-import { terminalText } from '../core/terminal-text.js';
+import type { ReadWarning } from '../core/view/waterfall-row.js';
+import { terminalText } from '../core/view/terminal-text.js';
 
 const SHOWN = 20;
 

@@ -1,10 +1,10 @@
 // The `config check` lines that say which projects dirs are read and why:
 // the default locations with what was found there, or the dirs given instead.
-import { statOrNull } from '../adapters/session-files.js';
-import { projectsDirCandidates } from '../adapters/projects-dir.js';
+import { statOrNull } from '../adapters/files/session-files.js';
+import { projectsDirCandidates } from '../adapters/files/projects-dir.js';
 import type { Source } from '../core/settings.js';
-import { terminalText } from '../core/terminal-text.js';
-import { displayWidth } from '../app/render/text-width.js';
+import { terminalText } from '../core/view/terminal-text.js';
+import { displayWidth } from '../app/show/render/text-width.js';
 
 export interface ProjectsDirReport {
   path: string;

@@ -2,7 +2,7 @@
 // run commands in-process.
 import { readFileSync } from 'node:fs';
 import { UserError } from '../core/user-error.js';
-import { terminalText } from '../core/terminal-text.js';
+import { terminalText } from '../core/view/terminal-text.js';
 import type { CommandIo } from './command-io.js';
 import { exitCodeOf } from './exit-code.js';
 

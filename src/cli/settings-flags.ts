@@ -1,11 +1,11 @@
 // Flags shared by the commands that export (export, watch, config check), and
 // their translation into raw setting values for the config loader.
 import type { Resource } from '@opentelemetry/resources';
-import { loadConfig, type FlagValues } from '../adapters/config-loader.js';
+import { loadConfig, type FlagValues } from '../adapters/config/config-loader.js';
 import { UserError } from '../core/user-error.js';
-import { loadPriceTable } from '../adapters/price-file.js';
-import { buildResource, parseKeyValueList } from '../adapters/resource.js';
-import type { PriceTable } from '../core/pricing.js';
+import { loadPriceTable } from '../adapters/config/price-file.js';
+import { buildResource, parseKeyValueList } from '../adapters/otlp/resource.js';
+import type { PriceTable } from '../core/cost/pricing.js';
 import { coerce, SettingError, type Settings } from '../core/settings.js';
 
 export const SETTINGS_FLAGS = {

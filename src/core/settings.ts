@@ -1,7 +1,7 @@
 // ccotel's settings, where each can come from, and validation of a config file.
 // Precedence: flag > environment > config file > default. Pure: the loader
 // (adapters/config-loader.ts) gathers the raw inputs.
-import type { ContentMode } from './span-data.js';
+import type { ContentMode } from './spans/data.js';
 
 export type Protocol = 'http/protobuf' | 'http/json';
 export type Source = 'flag' | 'env' | 'file' | 'default';

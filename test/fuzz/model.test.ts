@@ -5,10 +5,10 @@
 // too: encoded by ccotel's serializer, decoded with the OTLP schema).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeSpans } from '../../src/adapters/otlp-encode.js';
-import { buildResource } from '../../src/adapters/resource.js';
-import { parseRecord } from '../../src/core/parse-record.js';
-import type { SpanData, SpanOptions } from '../../src/core/span-data.js';
+import { encodeSpans } from '../../src/adapters/otlp/encode.js';
+import { buildResource } from '../../src/adapters/otlp/resource.js';
+import { parseRecord } from '../../src/core/transcript/parse-record.js';
+import type { SpanData, SpanOptions } from '../../src/core/spans/data.js';
 import { decodeOtlpRequest } from '../support/otlp-decode.js';
 import { allProblems, checkSpans, runPipeline, type MemFile } from '../support/model-checks.js';
 import { fixtureSessions, fuzz, linesOf } from '../support/fuzz-config.js';

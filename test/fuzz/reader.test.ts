@@ -11,8 +11,8 @@ import {
   KNOWN_TYPES as KNOWN_RECORD_TYPES,
   parseRecord,
   type ParseOutcome,
-} from '../../src/core/parse-record.js';
-import { createSessionState } from '../../src/core/session-state.js';
+} from '../../src/core/transcript/parse-record.js';
+import { createSessionState } from '../../src/core/session/state.js';
 import { loadSession } from '../support/whole-session.js';
 import {
   allProblems,

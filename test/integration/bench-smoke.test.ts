@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSessions } from '../../src/adapters/session-files.js';
-import { loadPriceTable } from '../../src/adapters/price-file.js';
+import { findSessions } from '../../src/adapters/files/session-files.js';
+import { loadPriceTable } from '../../src/adapters/config/price-file.js';
 import { sessionSpans } from '../support/whole-session.js';
-import { parseRecord } from '../../src/core/parse-record.js';
+import { parseRecord } from '../../src/core/transcript/parse-record.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 let work: string;

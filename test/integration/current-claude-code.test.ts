@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCcotel } from '../support/run-cli.js';
-import { findSessions } from '../../src/adapters/session-files.js';
-import { loadPriceTable } from '../../src/adapters/price-file.js';
+import { findSessions } from '../../src/adapters/files/session-files.js';
+import { loadPriceTable } from '../../src/adapters/config/price-file.js';
 import { sessionSpans } from '../support/whole-session.js';
-import type { SpanData } from '../../src/core/span-data.js';
-import type { WaterfallRow } from '../../src/core/waterfall-row.js';
+import type { SpanData } from '../../src/core/spans/data.js';
+import type { WaterfallRow } from '../../src/core/view/waterfall-row.js';
 
 const FORK_CASE = 'fixtures/hand/v22x-fork-subtask/7c1e4b2a-5d3f-4e8a-9b6c-2f1d0e9a8b7c.jsonl';
 const FORK_ID = 'achangelog-9c4d1e7b2a683f2a';

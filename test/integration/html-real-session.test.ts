@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { WaterfallRow } from '../../src/core/waterfall-row.js';
+import type { WaterfallRow } from '../../src/core/view/waterfall-row.js';
 import { runCcotel } from '../support/run-cli.js';
 import { launchChromium, MISSING_CHROMIUM } from '../support/chromium.js';
 

@@ -10,9 +10,9 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderHtmlWaterfall } from '../../src/app/render/html-waterfall.js';
-import { HTML_WATERFALL_SCRIPT } from '../../src/app/render/html-waterfall-assets.js';
-import type { WaterfallView } from '../../src/app/render/waterfall-view.js';
+import { renderHtmlWaterfall } from '../../src/app/show/render/html-waterfall.js';
+import { HTML_WATERFALL_SCRIPT } from '../../src/app/show/render/html-waterfall-assets.js';
+import type { WaterfallView } from '../../src/app/show/render/waterfall-view.js';
 import { HOSTILE_LABEL, sampleView } from '../support/waterfall-views.js';
 import { launchChromium, MISSING_CHROMIUM } from '../support/chromium.js';
 
@@ -99,7 +99,9 @@ describe('generated page', () => {
     });
     expect(check.stderr).toBe('');
     expect(check.status).toBe(0);
-    expect(HTML_WATERFALL_SCRIPT).toBe(readFileSync('src/app/render/viewer/viewer.js', 'utf8'));
+    expect(HTML_WATERFALL_SCRIPT).toBe(
+      readFileSync('src/app/show/render/viewer/viewer.js', 'utf8'),
+    );
     expect(HTML_WATERFALL_SCRIPT).not.toMatch(/<\/script|<!--/i);
   });
 });

@@ -2,11 +2,11 @@
 // hundreds back to back), and a connection the collector closed in between
 // costs no span: the next request opens a new one.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildResource } from '../../src/adapters/resource.js';
-import { otlpSink, type OtlpSink } from '../../src/app/span-sink.js';
-import { encodeSpanFields } from '../../src/adapters/otlp-encode.js';
+import { buildResource } from '../../src/adapters/otlp/resource.js';
+import { otlpSink, type OtlpSink } from '../../src/app/deliver/span-sink.js';
+import { encodeSpanFields } from '../../src/adapters/otlp/encode.js';
 import { DEFAULTS, type Settings } from '../../src/core/settings.js';
-import type { SpanData } from '../../src/core/span-data.js';
+import type { SpanData } from '../../src/core/spans/data.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 
 const span = (i: number): SpanData => ({

@@ -12,14 +12,14 @@ import {
   spanCountOf,
   spanIdOf,
   type SpanRange,
-} from '../../src/adapters/otlp-encode.js';
-import { loadPriceTable } from '../../src/adapters/price-file.js';
-import { buildResource } from '../../src/adapters/resource.js';
-import type { ProtobufTurn } from '../../src/app/session-spans.js';
+} from '../../src/adapters/otlp/encode.js';
+import { loadPriceTable } from '../../src/adapters/config/price-file.js';
+import { buildResource } from '../../src/adapters/otlp/resource.js';
+import type { ProtobufTurn } from '../../src/app/read/session-spans.js';
 import { sessionSpans } from '../support/whole-session.js';
-import { otlpSink } from '../../src/app/span-sink.js';
+import { otlpSink } from '../../src/app/deliver/span-sink.js';
 import { DEFAULTS, type Settings } from '../../src/core/settings.js';
-import type { SpanData } from '../../src/core/span-data.js';
+import type { SpanData } from '../../src/core/spans/data.js';
 import { fixtureSessions } from '../support/fixture-sessions.js';
 import { fuzz } from '../support/fuzz-config.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';

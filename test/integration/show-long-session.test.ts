@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
-import { displayWidth } from '../../src/app/render/text-width.js';
+import { displayWidth } from '../../src/app/show/render/text-width.js';
 import { writeLongSession, type LongSession } from '../../bench/lib/long-session.mjs';
 
 let dir: string;

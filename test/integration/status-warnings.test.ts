@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StatusJson } from '../../src/app/status-view.js';
+import type { StatusJson } from '../../src/app/status/status-view.js';
 import { runCcotel, type CliRun } from '../support/run-cli.js';
 
 const HOOK_STOP = 'fixtures/real-layout/hook-stop';

@@ -14,7 +14,7 @@ import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../src/cli/exit-code.js';
 import { UserError } from '../../src/core/user-error.js';
-import type { StatusJson } from '../../src/app/status-view.js';
+import type { StatusJson } from '../../src/app/status/status-view.js';
 import type { CommandIo } from '../../src/cli/command-io.js';
 import { runStatusCommand } from '../../src/cli/commands/status.js';
 

@@ -5,7 +5,7 @@
 import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toolSpanIdFor, traceIdFor, turnSpanIdFor } from '../../src/core/span-ids.js';
+import { toolSpanIdFor, traceIdFor, turnSpanIdFor } from '../../src/core/spans/ids.js';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import type { OtlpReceiver } from '../support/otlp-receiver.js';
 import {

@@ -6,7 +6,7 @@
 import { appendFile, copyFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentSpanIdFor, toolSpanIdFor, turnSpanIdFor } from '../../src/core/span-ids.js';
+import { agentSpanIdFor, toolSpanIdFor, turnSpanIdFor } from '../../src/core/spans/ids.js';
 import {
   FIXTURES,
   SUBAGENT,

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/clock.js';
-import { SAVE_SOON_MS } from '../../src/app/watch/state-saver.js';
+import { SAVE_SOON_MS } from '../../src/app/watch/state/state-saver.js';
 import { manualClock, type ManualClock } from '../support/manual-clock.js';
 import {
   FIXTURES,

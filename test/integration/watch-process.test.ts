@@ -4,7 +4,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { toolSpanIdFor, turnSpanIdFor } from '../../src/core/span-ids.js';
+import { toolSpanIdFor, turnSpanIdFor } from '../../src/core/spans/ids.js';
 import { cliEnv, spawnCli, watchFlags, type CliProcess } from '../support/cli-process.js';
 import { ensureBuilt, watchArgv } from '../support/fault-harness.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';

@@ -22,8 +22,8 @@ import { runCcotel } from '../support/run-cli.js';
 import { CLI, ensureBuilt, watchArgv } from '../support/fault-harness.js';
 import { startWatch } from '../../src/app/watch/daemon.js';
 import { DEFAULTS } from '../../src/core/settings.js';
-import { loadPriceTable } from '../../src/adapters/price-file.js';
-import { buildResource } from '../../src/adapters/resource.js';
+import { loadPriceTable } from '../../src/adapters/config/price-file.js';
+import { buildResource } from '../../src/adapters/otlp/resource.js';
 import { createJsonLogger } from '../../src/adapters/logger.js';
 
 const SUBAGENT_FIXTURE = 'fixtures/hand/v21-subagents-meta';

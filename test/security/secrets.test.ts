@@ -10,7 +10,7 @@ import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SECRET_PATTERNS } from '../../src/core/scrub.js';
+import { SECRET_PATTERNS } from '../../src/core/spans/scrub.js';
 import type { DecodedSpan } from '../support/otlp-decode.js';
 import { decodeJsonTraces } from '../support/otlp-decode.js';
 import { runCcotel } from '../support/run-cli.js';

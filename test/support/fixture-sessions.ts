@@ -4,7 +4,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findSessions, type SessionFiles } from '../../src/adapters/session-files.js';
+import { findSessions, type SessionFiles } from '../../src/adapters/files/session-files.js';
 
 export const FIXTURES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../fixtures');
 

@@ -3,8 +3,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Parameters } from 'fast-check';
-import { parseAgentMeta } from '../../src/core/agent-meta.js';
-import type { AgentMeta } from '../../src/core/session-state.js';
+import { parseAgentMeta } from '../../src/core/transcript/agent-meta.js';
+import type { AgentMeta } from '../../src/core/session/state.js';
 import type { MemFile } from './model-checks.js';
 
 const envRuns = Number(process.env.CCOTEL_FUZZ_RUNS ?? '');

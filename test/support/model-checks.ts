@@ -2,12 +2,12 @@
 // (bytes → lines → records → state → model → rows → spans) and the checks every
 // output of it must pass, whatever the input was. Each check returns a list of
 // problems (empty when all is well) so a property can print all of them.
-import { finish } from '../../src/core/assemble.js';
-import { createLineSplitter } from '../../src/core/line-splitter.js';
-import { parseRecord, type ParseOutcome } from '../../src/core/parse-record.js';
-import type { PriceTable } from '../../src/core/pricing.js';
-import { costSession } from '../../src/core/session-cost.js';
-import type { SessionModel } from '../../src/core/session-model.js';
+import { finish } from '../../src/core/model/assemble/finish.js';
+import { createLineSplitter } from '../../src/core/transcript/line-splitter.js';
+import { parseRecord, type ParseOutcome } from '../../src/core/transcript/parse-record.js';
+import type { PriceTable } from '../../src/core/cost/pricing.js';
+import { costSession } from '../../src/core/cost/session-cost.js';
+import type { SessionModel } from '../../src/core/model/session-model.js';
 import {
   addAgentMeta,
   createSessionState,
@@ -15,11 +15,11 @@ import {
   step,
   type AgentMeta,
   type SessionState,
-} from '../../src/core/session-state.js';
-import type { SpanData, SpanOptions } from '../../src/core/span-data.js';
-import { buildTurnSpans } from '../../src/core/spans.js';
-import { buildWaterfall } from '../../src/core/waterfall.js';
-import type { WaterfallRow } from '../../src/core/waterfall-row.js';
+} from '../../src/core/session/state.js';
+import type { SpanData, SpanOptions } from '../../src/core/spans/data.js';
+import { buildTurnSpans } from '../../src/core/spans/build.js';
+import { buildWaterfall } from '../../src/core/view/waterfall.js';
+import type { WaterfallRow } from '../../src/core/view/waterfall-row.js';
 
 /** One transcript file held in memory. agentId: from an agent-<id>.jsonl name, null for the main file. */
 export interface MemFile {

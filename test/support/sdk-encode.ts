@@ -1,4 +1,4 @@
-// The reference the direct OTLP writers (src/adapters/otlp-protobuf.ts,
+// The reference the direct OTLP writers (src/adapters/otlp/protobuf.ts,
 // otlp-json.ts) must equal byte for byte: the same SpanData through the SDK's
 // Protobuf and JSON trace serializers. ReadableSpan objects are built by hand:
 // the SDK's tracer would re-time and re-id the spans.
@@ -6,9 +6,9 @@ import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext } from '@opentel
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import type { SpanData } from '../../src/core/span-data.js';
-import type { OtlpProtocol } from '../../src/adapters/otlp-encode.js';
-import { hr, SCOPE } from '../../src/adapters/otlp-scope.js';
+import type { SpanData } from '../../src/core/spans/data.js';
+import type { OtlpProtocol } from '../../src/adapters/otlp/encode.js';
+import { hr, SCOPE } from '../../src/adapters/otlp/scope.js';
 
 function context(traceId: string, spanId: string): SpanContext {
   return { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: false };

@@ -6,7 +6,7 @@
 // calls, agents claim calls of other agents or their own, uuids repeat,
 // timestamps go backwards or are missing.
 import fc from 'fast-check';
-import type { AgentMeta } from '../../src/core/session-state.js';
+import type { AgentMeta } from '../../src/core/session/state.js';
 import type { MemFile } from './model-checks.js';
 
 type G = fc.GeneratorValue;

@@ -1,6 +1,6 @@
 // A minimal finished span for tests of delivery (batching, retries, answers),
 // where only its id matters: one trace, no attributes, no links.
-import type { SpanData } from '../../src/core/span-data.js';
+import type { SpanData } from '../../src/core/spans/data.js';
 
 export const testSpan = (id: string): SpanData => ({
   traceId: '0'.repeat(31) + '1',

@@ -1,7 +1,7 @@
 // Hand-built waterfall views for the renderer tests: small enough to reason
 // about line by line, and covering every shape the renderers must draw.
-import type { WaterfallRow } from '../../src/core/waterfall-row.js';
-import type { WaterfallView } from '../../src/app/render/waterfall-view.js';
+import type { WaterfallRow } from '../../src/core/view/waterfall-row.js';
+import type { WaterfallView } from '../../src/app/show/render/waterfall-view.js';
 
 /** 2025-01-01T10:00:00Z: all sample times are offsets from it. */
 export const T0 = Date.UTC(2025, 0, 1, 10, 0, 0);

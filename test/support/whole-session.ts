@@ -1,15 +1,15 @@
 // Test oracles: a session read whole (no segments, no cuts) through the same
 // reader the commands use, and its spans. Export, show and the daemon read in
 // segments or fold history away; these are what they must equal.
-import { finish, wholeSession } from '../../src/core/assemble.js';
-import type { ParseOptions } from '../../src/core/parse-record.js';
-import { windowsOf, type PriceTable } from '../../src/core/pricing.js';
-import { createSessionReader } from '../../src/core/session-reader.js';
-import type { SessionModel } from '../../src/core/session-model.js';
-import type { SessionState } from '../../src/core/session-state.js';
-import type { SpanOptions } from '../../src/core/span-data.js';
-import type { SessionFiles } from '../../src/adapters/session-files.js';
-import { foldFile, openSession } from '../../src/app/read-session.js';
+import { finish, wholeSession } from '../../src/core/model/assemble/finish.js';
+import type { ParseOptions } from '../../src/core/transcript/parse-record.js';
+import { windowsOf, type PriceTable } from '../../src/core/cost/pricing.js';
+import { createSessionReader } from '../../src/core/session/reader.js';
+import type { SessionModel } from '../../src/core/model/session-model.js';
+import type { SessionState } from '../../src/core/session/state.js';
+import type { SpanOptions } from '../../src/core/spans/data.js';
+import type { SessionFiles } from '../../src/adapters/files/session-files.js';
+import { foldFile, openSession } from '../../src/app/read/read-session.js';
 import {
   parseOptionsFor,
   SessionSpansRead,
@@ -19,9 +19,9 @@ import {
   type StreamedSession,
   type TurnFor,
   type TurnNeed,
-} from '../../src/app/session-spans.js';
-import type { SinkForm } from '../../src/app/span-batch.js';
-import type { SegmentReadOptions } from '../../src/app/read-session.js';
+} from '../../src/app/read/session-spans.js';
+import type { SinkForm } from '../../src/app/deliver/span-batch.js';
+import type { SegmentReadOptions } from '../../src/app/read/read-session.js';
 
 export interface LoadedSession {
   state: SessionState;

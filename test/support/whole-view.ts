@@ -1,10 +1,10 @@
 // Test oracle: the view of a whole session in one piece, what show's
 // segmented view (segmented-view.ts) must equal.
-import { sessionHeaderOf } from '../../src/core/session-header.js';
-import type { PriceTable } from '../../src/core/pricing.js';
-import type { SessionModel } from '../../src/core/session-model.js';
-import { assembleView, viewPart } from '../../src/app/build-view.js';
-import type { WaterfallView } from '../../src/app/render/waterfall-view.js';
+import { sessionHeaderOf } from '../../src/core/view/session-header.js';
+import type { PriceTable } from '../../src/core/cost/pricing.js';
+import type { SessionModel } from '../../src/core/model/session-model.js';
+import { assembleView, viewPart } from '../../src/app/show/build-view.js';
+import type { WaterfallView } from '../../src/app/show/render/waterfall-view.js';
 
 export function buildView(
   model: SessionModel,

@@ -21,28 +21,28 @@
 // Time comes from the injected clock (core/clock.ts), so timing is tested without sleeps.
 // Sessions are loaded while active and unloaded once quiet for --idle-timeout
 // and fully delivered, so memory follows the sessions in use, not the history.
-import type { DirWatcher } from '../../adapters/dir-watcher.js';
-import { ownerOf } from '../../adapters/session-files.js';
-import { daemonExit } from './daemon-exit.js';
-import type { DeliveryQueue } from './delivery-queue.js';
-import { EventIntake } from './event-intake.js';
-import { EventRouter } from './event-router.js';
-import { finishOnce } from './once-finish.js';
-import { RouteActions } from './route-actions.js';
-import type { RunState } from './run-state.js';
-import { SessionActivity } from './session-activity.js';
-import { createSessionDelivery } from './session-delivery.js';
-import { SessionLoader } from './session-loader.js';
-import { SessionRegistry } from './session-registry.js';
-import { SessionUnloader } from './session-unloader.js';
-import { settler } from './settling.js';
-import { stopper } from './shutdown.js';
-import { loadAtStartup, planStartupLoads } from './startup-loads.js';
-import { createStateSaver, type StateSaver } from './state-saver.js';
-import { startDirWatcher, startupListing } from './watcher-start.js';
+import type { DirWatcher } from '../../adapters/fswatch/dir-watcher.js';
+import { ownerOf } from '../../adapters/files/session-files.js';
+import { daemonExit } from './lifecycle/daemon-exit.js';
+import type { DeliveryQueue } from './delivery/delivery-queue.js';
+import { EventIntake } from './intake/event-intake.js';
+import { EventRouter } from './intake/event-router.js';
+import { finishOnce } from './lifecycle/once-finish.js';
+import { RouteActions } from './intake/route-actions.js';
+import type { RunState } from './lifecycle/run-state.js';
+import { SessionActivity } from './sessions/session-activity.js';
+import { createSessionDelivery } from './delivery/session-delivery.js';
+import { SessionLoader } from './sessions/session-loader.js';
+import { SessionRegistry } from './sessions/session-registry.js';
+import { SessionUnloader } from './sessions/session-unloader.js';
+import { settler } from './lifecycle/settling.js';
+import { stopper } from './lifecycle/shutdown.js';
+import { loadAtStartup, planStartupLoads } from './lifecycle/startup-loads.js';
+import { createStateSaver, type StateSaver } from './state/state-saver.js';
+import { startDirWatcher, startupListing } from './intake/watcher-start.js';
 import type { WatchDaemon, WatchOptions } from './watch-options.js';
-import { prepareWatch, type WatchSetup } from './watch-setup.js';
-import type { WatchState } from './watch-state.js';
+import { prepareWatch, type WatchSetup } from './lifecycle/watch-setup.js';
+import type { WatchState } from './state/watch-state.js';
 
 export type { WatchDaemon, WatchOptions } from './watch-options.js';
 

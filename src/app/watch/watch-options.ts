@@ -1,10 +1,10 @@
 // What `ccotel watch` is started with, and what it hands back (daemon.ts).
 import type { Resource } from '@opentelemetry/resources';
 import type { Clock } from '../../core/clock.js';
-import type { PriceTable } from '../../core/pricing.js';
+import type { PriceTable } from '../../core/cost/pricing.js';
 import type { Settings } from '../../core/settings.js';
 import type { Logger } from '../../adapters/logger.js';
-import type { RetryPolicy, SpanSink } from '../span-sink.js';
+import type { RetryPolicy, SpanSink } from '../deliver/span-sink.js';
 
 export interface WatchOptions {
   settings: Settings;

@@ -1,7 +1,7 @@
-import { loadConfig } from '../../adapters/config-loader.js';
+import { loadConfig } from '../../adapters/config/config-loader.js';
 import { UserError } from '../../core/user-error.js';
-import { terminalText } from '../../core/terminal-text.js';
-import { BUNDLED_PRICING } from '../../adapters/price-file.js';
+import { terminalText } from '../../core/view/terminal-text.js';
+import { BUNDLED_PRICING } from '../../adapters/config/price-file.js';
 import { maskSecrets, type Settings } from '../../core/settings.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { SETTINGS_FLAGS, SETTINGS_HELP, settingsFromFlags } from '../settings-flags.js';

@@ -1,17 +1,17 @@
 import { UserError } from '../../core/user-error.js';
-import { terminalText } from '../../core/terminal-text.js';
-import type { PrivateFile } from '../../adapters/private-file.js';
-import { checkStateDir } from '../../adapters/state-dir.js';
-import { runExport, type ExportSummary } from '../../app/export.js';
-import { cleanupWarnings } from '../../app/cleanup-warning.js';
-import { countingSink } from '../../app/counting-sink.js';
-import type { SpanSink } from '../../app/span-sink.js';
-import { OutageLog } from '../../app/outage-log.js';
+import { terminalText } from '../../core/view/terminal-text.js';
+import type { PrivateFile } from '../../adapters/files/private-file.js';
+import { checkStateDir } from '../../adapters/state/state-dir.js';
+import { runExport, type ExportSummary } from '../../app/export/export.js';
+import { cleanupWarnings } from '../../app/export/cleanup-warning.js';
+import { countingSink } from '../../app/deliver/counting-sink.js';
+import type { SpanSink } from '../../app/deliver/span-sink.js';
+import { OutageLog } from '../../app/deliver/outage-log.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { exportSettings, resourceOf, SETTINGS_FLAGS, SETTINGS_HELP } from '../settings-flags.js';
 import { formatWarnings } from '../format-warnings.js';
 import type { CommandIo } from '../command-io.js';
-import type { PriceTable } from '../../core/pricing.js';
+import type { PriceTable } from '../../core/cost/pricing.js';
 import type { Settings } from '../../core/settings.js';
 
 export const EXPORT_HELP = `Usage: ccotel export [paths...] [options]
@@ -92,7 +92,7 @@ async function sendingSink(
   outFile: PrivateFile | null,
   outage: OutageLog,
 ): Promise<SpanSink> {
-  const { fileSink, otlpSink } = await import('../../app/span-sink.js');
+  const { fileSink, otlpSink } = await import('../../app/deliver/span-sink.js');
   if (outFile !== null) return fileSink(outFile, resourceOf(settings));
   const sink = otlpSink(settings, resourceOf(settings), {
     maxRetries: 5,
@@ -104,7 +104,7 @@ async function sendingSink(
 
 /** The state dir's lock, for a run that records what it sent. */
 async function lockState(stateDir: string, io: CommandIo) {
-  const { lockStateDir } = await import('../../adapters/state-lock.js');
+  const { lockStateDir } = await import('../../adapters/state/state-lock.js');
   return lockStateDir(stateDir, 'export', {
     warn: (m) => io.stderr(`ccotel: warning: ${terminalText(m)}\n`),
     onWait: (h) => io.stderr(`ccotel: waiting for the export running as pid ${h.pid} to finish\n`),
@@ -130,7 +130,7 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
   const outFile: PrivateFile | null =
     out === undefined
       ? null
-      : await (await import('../../adapters/private-file.js')).openPrivateFile(out, '--out');
+      : await (await import('../../adapters/files/private-file.js')).openPrivateFile(out, '--out');
   const sink = dryRun ? countingSink() : await sendingSink(settings, outFile, outage);
   const readOnly = dryRun || out !== undefined;
   // Runs that record what they sent take turns; a running daemon makes export refuse.

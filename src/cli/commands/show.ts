@@ -1,7 +1,7 @@
-import { show } from '../../app/show.js';
-import { defaultProjectsDirs } from '../../adapters/projects-dir.js';
+import { show } from '../../app/show/show.js';
+import { defaultProjectsDirs } from '../../adapters/files/projects-dir.js';
 import { UserError } from '../../core/user-error.js';
-import { terminalText } from '../../core/terminal-text.js';
+import { terminalText } from '../../core/view/terminal-text.js';
 import { parseCommandArgs } from '../parse-args.js';
 import type { CommandIo } from '../command-io.js';
 

@@ -1,9 +1,9 @@
-import { status } from '../../app/status.js';
-import { defaultProjectsDirs } from '../../adapters/projects-dir.js';
+import { status } from '../../app/status/status.js';
+import { defaultProjectsDirs } from '../../adapters/files/projects-dir.js';
 import { UserError } from '../../core/user-error.js';
-import { terminalText } from '../../core/terminal-text.js';
-import { defaultStateDir, loadConfig } from '../../adapters/config-loader.js';
-import { DEFAULT_STALE_AFTER_MS } from '../../core/session-status.js';
+import { terminalText } from '../../core/view/terminal-text.js';
+import { defaultStateDir, loadConfig } from '../../adapters/config/config-loader.js';
+import { DEFAULT_STALE_AFTER_MS } from '../../core/session/live-status.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { formatWarnings } from '../format-warnings.js';
 import type { CommandIo } from '../command-io.js';

@@ -1,0 +1,163 @@
+// Where a batch of spans goes: an OTLP/HTTP endpoint, an OTLP/JSON file
+// (--out, one request per line), or nowhere (--dry-run: counting-sink.ts).
+// The OTLP sink splits a batch the collector refuses as too large (413) into
+// halves, down to one span, and remembers the size that went through.
+import type { Resource } from '@opentelemetry/resources';
+import type { Settings } from '../../core/settings.js';
+import { contentTypeOf, RequestBuffer } from '../../adapters/otlp/encode.js';
+import { jsonLineOfRanges } from '../../adapters/otlp/json.js';
+import { keepAliveAgent, otlpTransport } from '../../adapters/otlp/http-sender.js';
+import type { AttemptFailure } from '../../adapters/otlp/transport.js';
+import { UserError } from '../../core/user-error.js';
+import { spanCountOfBatch, type BatchOf, type SinkForm } from './span-batch.js';
+import {
+  HalvingSend,
+  requestsOfRanges,
+  requestsOfSpans,
+  type BatchRequests,
+  type Post,
+  type SizeLimit,
+} from './otlp-batch-send.js';
+import type { PrivateFile } from '../../adapters/files/private-file.js';
+import { readSmallFileSync } from '../../adapters/files/file-info.js';
+
+/** What became of spans[from, to) of a send. */
+export type SinkPart =
+  | { from: number; to: number; outcome: 'accepted' }
+  /** Answered 2xx with partial_success: the response does not say which spans it dropped. */
+  | { from: number; to: number; outcome: 'rejected'; rejectedSpans: number; errorMessage: string }
+  /** One span the collector refuses as too large (413) even alone. */
+  | { from: number; to: number; outcome: 'too-large'; spanId: string; bytes: number };
+
+export interface SinkResult {
+  /** Every span got a verdict (`parts` cover them all); false: `failure` stopped it. */
+  ok: boolean;
+  /** HTTP attempts made, retries and split halves included. */
+  attempts: number;
+  /** Request bytes of the accepted and rejected parts. */
+  bytes: number;
+  /** In order, contiguous from span 0. */
+  parts: SinkPart[];
+  failure: AttemptFailure | null;
+}
+
+/** A sink of batches of one form (span-batch.ts), which it declares. */
+export interface SinkOf<F extends SinkForm> {
+  readonly description: string;
+  /** What its batches carry: export builds each turn, and fills each batch, in this form. */
+  readonly form: F;
+  send(batch: BatchOf<F>): Promise<SinkResult>;
+  /** Makes the output final (the --out file appears); a no-op for the network. */
+  close?(): Promise<void>;
+}
+
+export type SpanSink = SinkOf<'spans'> | SinkOf<'protobuf'> | SinkOf<'json'> | SinkOf<'count'>;
+
+/** An OTLP/HTTP endpoint: protobuf span fields, or built spans for OTLP/JSON. */
+export type OtlpSink = SinkOf<'protobuf'> | SinkOf<'spans'>;
+
+const acceptedAll = (count: number, bytes: number): SinkResult => ({
+  ok: true,
+  attempts: 1,
+  bytes,
+  parts: count === 0 ? [] : [{ from: 0, to: count, outcome: 'accepted' }],
+  failure: null,
+});
+
+export interface RetryPolicy {
+  maxRetries: number;
+  maxBackoffMs: number;
+  signal?: AbortSignal;
+  onRetry?: (failure: AttemptFailure, delayMs: number, attempt: number) => void;
+}
+
+function readPem(path: string | null, what: string): string | undefined {
+  if (path === null) return undefined;
+  const pem = readSmallFileSync(path);
+  if (pem === null) throw new UserError(`cannot read ${what} ${path}`, 'usage');
+  return pem;
+}
+
+export function otlpSink(settings: Settings, resource: Resource, retry: RetryPolicy): OtlpSink {
+  const post = otlpPoster(settings, retry);
+  // Learned from a 413: the largest request size (in spans) worth trying.
+  const limit: SizeLimit = { spans: Infinity };
+  const memory = new RequestMemory();
+  const run = (requests: BatchRequests) => new HalvingSend(requests, post, limit).run();
+  const description = settings.endpoint;
+  if (settings.protocol === 'http/protobuf')
+    return {
+      description,
+      form: 'protobuf',
+      send: (batch) => memory.lend((into) => run(requestsOfRanges(batch.ranges, resource, into))),
+    };
+  return {
+    description,
+    form: 'spans',
+    send: (batch) => run(requestsOfSpans(batch.spans, resource, settings.protocol)),
+  };
+}
+
+/** Posts one request body to the endpoint with the settings' TLS, headers and retries. */
+function otlpPoster(settings: Settings, retry: RetryPolicy): Post {
+  const tls = {
+    ca: readPem(settings.tlsCa, 'CA file'),
+    cert: readPem(settings.tlsCert, 'client certificate'),
+    key: readPem(settings.tlsKey, 'client key'),
+  };
+  const transport = otlpTransport({
+    url: settings.endpoint,
+    headers: settings.headers,
+    contentType: contentTypeOf(settings.protocol),
+    compression: settings.compression,
+    timeoutMs: settings.timeoutMs,
+    maxRetries: retry.maxRetries,
+    initialBackoffMs: 1000,
+    maxBackoffMs: retry.maxBackoffMs,
+    maxRetryAfterMs: 60_000,
+    tls,
+    agent: keepAliveAgent(settings.endpoint),
+    ...(retry.signal === undefined ? {} : { signal: retry.signal }),
+    ...(retry.onRetry === undefined ? {} : { onRetry: retry.onRetry }),
+  });
+  return (body) => transport.send(body);
+}
+
+/**
+ * Whole-batch requests are assembled in one buffer, request after request:
+ * a request is done with once its answer came (or its connection was
+ * destroyed), before the next is assembled. A send that starts while
+ * another is still out gets fresh memory.
+ */
+class RequestMemory {
+  private readonly buffer = new RequestBuffer();
+  private lent = false;
+
+  /** Runs `send` with the buffer, or with none while another send holds it. */
+  async lend(send: (into: RequestBuffer | undefined) => Promise<SinkResult>): Promise<SinkResult> {
+    if (this.lent) return send(undefined);
+    this.lent = true;
+    try {
+      return await send(this.buffer);
+    } finally {
+      this.lent = false;
+    }
+  }
+}
+
+/** OTLP/JSON requests, one per line, into a private file that appears whole at close(). */
+export function fileSink(out: PrivateFile, resource: Resource): SinkOf<'json'> {
+  return {
+    description: out.path,
+    form: 'json',
+    async send(batch) {
+      // Written from the encoder's own buffer, neither decoded into a string nor
+      // copied; the write is awaited before the next request is encoded into it
+      // (export sends one batch at a time).
+      const line = jsonLineOfRanges(batch.ranges, resource);
+      await out.append(line);
+      return acceptedAll(spanCountOfBatch(batch), line.byteLength - 1);
+    },
+    close: () => out.commit(),
+  };
+}

@@ -1,0 +1,277 @@
+// `ccotel export`: backfill transcripts as OTLP traces, one trace per turn.
+// Batches (≤ --max-batch-spans, default 512) are sent one at a time, the next
+// converted while the previous travels; a turn is recorded in the state file
+// only once all its spans were accepted, so a failed run resends exactly the
+// turns that did not make it, with the same ids (a killed run: also those of
+// its last second). A turn with a span in a request the collector answered
+// with partial_success rejections, or in a span too large to send, is never
+// recorded: the response does not say which spans it dropped.
+import type { Clock } from '../../core/clock.js';
+import type { PriceTable } from '../../core/cost/pricing.js';
+import type { Settings } from '../../core/settings.js';
+import type { ReadWarning } from '../../core/view/waterfall-row.js';
+import { findSessions, type SessionFiles } from '../../adapters/files/session-files.js';
+import { systemClock } from '../../adapters/system-clock.js';
+import { UserError } from '../../core/user-error.js';
+import { limitHeapGrowth } from '../../adapters/heap-growth.js';
+import { loadExportState } from '../../adapters/state/export-state-file.js';
+import { ExportRecorder } from './recorder.js';
+import { BatchSender, type DeliveryCounts } from './batches.js';
+import { keyOfTurn, SessionSpansRead, type TurnFor, type TurnNeed } from '../read/session-spans.js';
+import type { SinkOf, SpanSink } from '../deliver/span-sink.js';
+import type { SinkForm } from '../deliver/span-batch.js';
+import { DEFAULTS } from '../../core/settings.js';
+
+/** The default batch size (the setting is maxBatchSpans); the benches use it. */
+export const MAX_BATCH_SPANS = DEFAULTS.maxBatchSpans;
+
+export interface ExportOptions {
+  paths: string[];
+  settings: Settings;
+  prices: PriceTable;
+  sink: SpanSink;
+  /** Only turns that started at or after this time (ms). */
+  since: number | null;
+  force: boolean;
+  /** Keep the state file untouched (dry runs and --out). */
+  readOnlyState: boolean;
+  onProgress?: (sessionsDone: number, sessionsTotal: number) => void;
+  onNote?: (note: string) => void;
+  /** Paces the state saves (default: the system clock). */
+  clock?: Clock;
+}
+
+/** What a run did: its sessions and turns, and what its batches delivered (DeliveryCounts). */
+export interface ExportSummary extends DeliveryCounts {
+  sessions: number;
+  /** The sessions found under the paths (the cleanup check after export reuses the listing). */
+  listed: SessionFiles[];
+  turns: number;
+  turnsUnchanged: number;
+  turnsDuplicate: number;
+  warnings: ReadWarning[];
+}
+
+async function collectSessions(
+  paths: string[],
+  settings: Settings,
+  warnings: ReadWarning[],
+): Promise<SessionFiles[]> {
+  const roots = paths.length > 0 ? paths : settings.projectsDirs;
+  const all: SessionFiles[] = [];
+  for (const root of roots) {
+    try {
+      all.push(
+        ...(await findSessions(root, (path, reason) =>
+          warnings.push({ file: path, line: 0, reason }),
+        )),
+      );
+    } catch (err) {
+      // The default roots may not exist on a machine that never ran Claude Code.
+      if (paths.length === 0 && err instanceof UserError) continue;
+      throw err;
+    }
+  }
+  if (all.length === 0 && warnings.length === 0)
+    throw new UserError(`no Claude Code transcripts found under ${roots.join(', ')}`, 'not-found');
+  return all;
+}
+
+export async function runExport(options: ExportOptions): Promise<ExportSummary> {
+  const { settings } = options;
+  const listWarnings: ReadWarning[] = [];
+  const sessions = await collectSessions(options.paths, settings, listWarnings);
+  const stateDir = settings.stateDir ?? '.';
+  const loaded = await loadExportState(stateDir);
+  if (loaded.problem !== null) options.onNote?.(loaded.problem);
+  const recorder = new ExportRecorder(loaded.state, stateDir, options.clock ?? systemClock);
+  const summary = emptySummary(sessions, listWarnings);
+  const run: ExportRun = { options, sessions, recorder, summary };
+  const { sink } = options;
+  // One branch per form, each typed by it (a union does not pick a generic's form).
+  if (sink.form === 'protobuf') await exportTo(sink, run);
+  else if (sink.form === 'json') await exportTo(sink, run);
+  else if (sink.form === 'spans') await exportTo(sink, run);
+  else await exportTo(sink, run);
+  await recorder.finish();
+  return summary;
+}
+
+interface ExportRun {
+  options: ExportOptions;
+  sessions: SessionFiles[];
+  recorder: ExportRecorder;
+  summary: ExportSummary;
+}
+
+/** Every session's turns, built in the sink's form, to the sink. */
+async function exportTo<F extends SinkForm>(sink: SinkOf<F>, run: ExportRun): Promise<void> {
+  const { options, sessions, recorder, summary } = run;
+  const need: TurnNeed<F> = { form: sink.form, digest: needsDigest(options, recorder.holdsTurns) };
+  const delivery = DELIVERIES[sink.form](sink, run);
+  const sendTurns = turnSender(options, recorder, delivery, summary);
+  try {
+    const stopped = await readAll(sessions, options, need, sendTurns, summary);
+    // The last partial batch; a failure here is recorded in summary.failure.
+    if (!stopped) await delivery.flush();
+    await delivery.settle();
+  } catch (err) {
+    // Whatever failed, the turns already delivered are recorded before the error goes on.
+    await delivery.settle().catch(() => false);
+    await recorder.abandon();
+    throw err;
+  }
+}
+
+/** Where export's turns go: batches for the sink, or (a dry run) a count. */
+interface TurnDelivery<F extends SinkForm> {
+  /** Queues a turn; false (or a promise of it) once delivery has failed. */
+  add(turn: TurnFor<F>): boolean | Promise<boolean>;
+  flush(): Promise<boolean>;
+  settle(): Promise<boolean>;
+}
+
+const batchesFor = <F extends 'spans' | 'protobuf' | 'json'>(
+  sink: SinkOf<F>,
+  run: ExportRun,
+): TurnDelivery<F> =>
+  new BatchSender(
+    {
+      sink,
+      maxBatch: run.options.settings.maxBatchSpans,
+      recorder: run.options.readOnlyState ? null : run.recorder,
+    },
+    run.summary,
+  );
+
+const DELIVERIES: { [F in SinkForm]: (sink: SinkOf<F>, run: ExportRun) => TurnDelivery<F> } = {
+  spans: batchesFor,
+  protobuf: batchesFor,
+  json: batchesFor,
+  // A dry run sends nothing: its spans are counted as they come.
+  count: (_sink, { summary }) => ({
+    add(turn) {
+      summary.spansSent += turn.spanCount;
+      return true;
+    },
+    flush: () => Promise.resolve(true),
+    settle: () => Promise.resolve(true),
+  }),
+};
+
+const emptySummary = (listed: SessionFiles[], warnings: ReadWarning[]): ExportSummary => ({
+  sessions: listed.length,
+  listed,
+  turns: 0,
+  turnsUnchanged: 0,
+  turnsDuplicate: 0,
+  spansSent: 0,
+  spansFailed: 0,
+  spansRejected: 0,
+  rejectMessages: [],
+  tooLarge: [],
+  bytesSent: 0,
+  requests: 0,
+  warnings,
+  failure: null,
+});
+
+/**
+ * What becomes of each converted turn: outside --since, already seen in this
+ * run, or already delivered unchanged, it is only counted; else it is queued
+ * for delivery. The returned function resolves false once delivery has failed
+ * (reading stops).
+ */
+function turnSender<F extends SinkForm>(
+  options: ExportOptions,
+  recorder: ExportRecorder,
+  delivery: TurnDelivery<F>,
+  summary: ExportSummary,
+): (turns: TurnFor<F>[]) => Promise<boolean> {
+  const seenTraces = new Set<string>();
+  return async (turns) => {
+    for (const turn of turns) {
+      if (options.since !== null && turn.startTime < options.since) continue;
+      // The same history in a resumed or forked file: same prompt uuid, same trace.
+      const key = keyOfTurn(turn);
+      if (seenTraces.has(key)) {
+        summary.turnsDuplicate += 1;
+        continue;
+      }
+      seenTraces.add(key);
+      summary.turns += 1;
+      if (!options.force && turn.digest !== null && recorder.delivered(key, turn.digest)) {
+        summary.turnsUnchanged += 1;
+        continue;
+      }
+      const added = delivery.add(turn);
+      if (added !== true && !(await added)) return false;
+    }
+    return true;
+  };
+}
+
+/**
+ * Whether each turn needs its digest: to compare with the state file and to
+ * record the turn. A read-only run with nothing to compare (--force, or no
+ * turns recorded) needs none, and builds each turn in the sink's form alone:
+ * a dry run then only counts (no span is built), --out takes each turn's
+ * OTLP/JSON, its spans dropped as it is built.
+ */
+function needsDigest(options: ExportOptions, stateHoldsTurns: boolean): boolean {
+  return !options.readOnlyState || (!options.force && stateHoldsTurns);
+}
+
+/** Reads every session, a segment at a time, into sendTurns; true if delivery stopped it. */
+async function readAll<F extends SinkForm>(
+  sessions: SessionFiles[],
+  options: ExportOptions,
+  need: TurnNeed<F>,
+  sendTurns: (turns: TurnFor<F>[]) => Promise<boolean>,
+  summary: ExportSummary,
+): Promise<boolean> {
+  const { settings } = options;
+  const spanOptions = { content: settings.content, maxAttributeBytes: settings.maxAttributeBytes };
+  const unknownModels = new Set<string>();
+  // A read-only run that builds spans (--out) let the old generation grow to
+  // 60-90 MB between V8's default full collections, of a live heap of 14-16
+  // MB: batches of built spans outlived young collections (--out peak RSS
+  // 145-153 MB on the 201 MB corpus). With each turn encoded as it is built
+  // (TurnNeed 'json') most runs stayed at 113-121 MB, but one in four still
+  // reached 151-170 MB uncapped. Capped from the start.
+  let heapLimited = options.readOnlyState && (need.form !== 'count' || need.digest);
+  if (heapLimited) limitHeapGrowth();
+  let stopped = false;
+  let done = 0;
+  for (const files of sessions) {
+    const read = new SessionSpansRead(files, options.prices, spanOptions, {}, need);
+    let segments = 0;
+    // Turns are sent a segment at a time: a transcript of gigabytes is never held whole.
+    for await (const turns of read.turns()) {
+      // A session long enough to be read in segments: its garbage, not what
+      // export holds, made the peak RSS (heap-growth.ts). Smaller sessions
+      // keep V8's default, which costs fewer collections.
+      if (++segments === 2 && !heapLimited) {
+        limitHeapGrowth();
+        heapLimited = true;
+      }
+      // Nothing more can be delivered: stop reading the session too.
+      stopped = !(await sendTurns(turns));
+      if (stopped) break;
+    }
+    const session = read.summary();
+    summary.warnings.push(...session.warnings);
+    for (const m of session.unknownModels) {
+      if (!unknownModels.has(m)) options.onNote?.(`no price for model ${m}: its cost is left out`);
+      unknownModels.add(m);
+    }
+    if (session.lateAgents > 0)
+      options.onNote?.(
+        `${files.mainFile}: ${session.lateAgents} sub-agent(s) whose lines came after their turn was sent are shown in a later turn`,
+      );
+    if (stopped) return true;
+    done += 1;
+    options.onProgress?.(done, sessions.length);
+  }
+  return false;
+}

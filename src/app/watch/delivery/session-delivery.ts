@@ -1,0 +1,73 @@
+// The delivery queue as the daemon uses it: batches taken round robin from
+// the sessions' outboxes, and each answer handed back to the session that
+// queued the span (which may unload then). What was accepted or refused is
+// saved before the queue sends more: a delivered turn must stay recorded
+// across kill -9.
+import type { Resource } from '@opentelemetry/resources';
+import type { Clock } from '../../../core/clock.js';
+import type { Settings } from '../../../core/settings.js';
+import type { Logger } from '../../../adapters/logger.js';
+import { otlpSink, type RetryPolicy, type SpanSink } from '../../deliver/span-sink.js';
+import { createDeliveryQueue, type Batch, type DeliveryQueue } from './delivery-queue.js';
+import { byTracker, takeRoundRobin, type Sent as OutboxItem } from './outbox-routing.js';
+import type { RunState } from '../lifecycle/run-state.js';
+import type { SessionEntry, SessionRegistry } from '../sessions/session-registry.js';
+import type { Outgoing, SessionTracker } from '../sessions/session-tracker.js';
+import type { SessionUnloader } from '../sessions/session-unloader.js';
+
+type Sent = OutboxItem<SessionEntry>;
+
+export interface SessionDeliveryOptions {
+  settings: Settings;
+  resource: Resource;
+  /** Where spans go; default OTLP/HTTP to settings.endpoint. */
+  makeSink?: (policy: RetryPolicy) => SpanSink;
+  /** Linger before a send (default 5 ms). */
+  lingerMs?: number;
+  run: RunState;
+  log: Logger;
+  clock: Clock;
+  registry: SessionRegistry;
+  unloader: SessionUnloader;
+  /** Saves the state now; resolves once written (or failed). */
+  persist(): Promise<void>;
+}
+
+export function createSessionDelivery(options: SessionDeliveryOptions): DeliveryQueue {
+  const { settings, run, log, registry, unloader, persist } = options;
+  let rotation = 0;
+  /** Hands each session its spans' verdict; a session left with nothing to send may unload. */
+  const answer = (items: Sent[], verdict: (t: SessionTracker, outs: Outgoing[]) => void): void => {
+    for (const [tracker, { entry, outs }] of byTracker(items)) {
+      verdict(tracker, outs);
+      // On the session's chain (which logs its failures), after whatever it is doing now.
+      if (entry.tracker === tracker) void entry.schedule.run(() => unloader.maybeDemote(entry));
+    }
+  };
+  return createDeliveryQueue<Sent>({
+    makeSink: options.makeSink ?? ((policy) => otlpSink(settings, options.resource, policy)),
+    log,
+    clock: options.clock,
+    maxRetries: run.once ? 5 : Infinity,
+    maxBackoffMs: run.once ? 5000 : 30_000,
+    lingerMs: options.lingerMs ?? 5,
+    maxBatchSpans: settings.maxBatchSpans,
+    pull(max): Batch<Sent> {
+      const items = takeRoundRobin(registry.values(), rotation, max);
+      rotation += 1;
+      return { items, spans: items.map((i) => i.out.span) };
+    },
+    async onAccepted(items) {
+      answer(items, (tracker, outs) => tracker.ack(outs));
+      log.debug('spans delivered', { spans: items.length });
+      await persist();
+    },
+    async onRefused(items) {
+      answer(items, (tracker, outs) => tracker.reject(outs));
+      await persist();
+    },
+    onReturned(items) {
+      for (const [tracker, { outs }] of byTracker(items)) tracker.requeue(outs);
+    },
+  });
+}

@@ -1,0 +1,252 @@
+// Folding records into session state: step() takes each parsed line of any of
+// the session's files, in any order the files are read; finish() (assemble.ts)
+// derives turns, calls and agents from it. The one-shot converter, the live
+// daemon and `status` share this reducer, and with it the session's live
+// foreground state (session-status.ts), kept up to date on every record step()
+// accepts. step() mutates the state in place: sessions can hold hundreds of
+// thousands of records and copying per line would be quadratic.
+import type { ParseOutcome } from '../transcript/parse-record.js';
+import type {
+  TranscriptRecord,
+  UserRecord,
+  AssistantRecord,
+  SessionInfo,
+} from '../transcript/records.js';
+import type { AgentKey } from '../model/session-model.js';
+import type { ReadWarning } from '../view/waterfall-row.js';
+import { UuidSet } from './uuid-set.js';
+import { initialStatus, stepStatus, type LiveStatus } from './live-status.js';
+
+/** Where a line came from: the session's main file or a sub-agent file. */
+export interface LineSource {
+  file: string;
+  /** agentId from an `agent-<id>.jsonl` file name; null for the main file. */
+  agentId: string | null;
+}
+
+/** The `agent-<id>.meta.json` sidecar (later 2.1.x). */
+export interface AgentMeta {
+  agentId: string;
+  agentType: string | null;
+  description: string | null;
+  toolUseId: string | null;
+  parentAgentId: string | null;
+  /** 2.1.220+ forks (`/subtask`): `"isFork": true` and the fork's `name`. */
+  isFork?: boolean;
+  name?: string | null;
+}
+
+export interface Entry {
+  rec: TranscriptRecord;
+  agentKey: AgentKey;
+  file: string;
+  line: number;
+}
+
+export interface SessionState {
+  sessionId: string;
+  file: string;
+  entries: Entry[];
+  /** Kept for the whole session, also when it is read in segments: compact. */
+  seenUuids: UuidSet;
+  /** Timestamps of every uuid seen, copied history included: responses answer them. */
+  uuidTime: Map<string, number>;
+  /** 1.0.x inline sidechains: uuid → chain key, and each chain's root prompt. */
+  chainOf: Map<string, string>;
+  chainPrompt: Map<string, string>;
+  agentFiles: Map<string, string>;
+  metas: Map<string, AgentMeta>;
+  /** agentId → spawning tool_use id from agent_progress records. */
+  progressLinks: Map<string, string>;
+  warnings: ReadWarning[];
+  ignoredLines: number;
+  /** Lines of history copied from another session (forkedFrom) or repeated uuids. */
+  duplicateLines: number;
+  /** Session names and settings (custom-title, ai-title, agent-name, pr-link, permission-mode, mode). */
+  sessionInfo: SessionInfo;
+  /**
+   * The session info as it stood after each name or setting record, with the
+   * number of entries before it: a turn carries what was known by its end, the
+   * same whether the session is read whole or in segments.
+   */
+  infoMarks: { at: number; info: SessionInfo }[];
+  /** The session info when the current segment began. */
+  infoBase: SessionInfo;
+  /** Record types ccotel does not know: lines per type, and the one warning each has. */
+  unknownTypes: Map<string, { count: number; warning: ReadWarning }>;
+  /**
+   * Whose move it is, folded from every record accepted so far (copied fork
+   * history and repeated uuids excluded, as from the entries). Small, and kept
+   * for the whole session, also across segments.
+   */
+  live: LiveStatus;
+}
+
+export function createSessionState(sessionId: string, file: string): SessionState {
+  return {
+    sessionId,
+    file,
+    entries: [],
+    seenUuids: new UuidSet(),
+    uuidTime: new Map(),
+    chainOf: new Map(),
+    chainPrompt: new Map(),
+    agentFiles: new Map(),
+    metas: new Map(),
+    progressLinks: new Map(),
+    warnings: [],
+    ignoredLines: 0,
+    duplicateLines: 0,
+    sessionInfo: {},
+    infoMarks: [],
+    infoBase: {},
+    unknownTypes: new Map(),
+    live: initialStatus(),
+  };
+}
+
+/**
+ * Drops what a finished segment needed (its records, their times, its inline
+ * sidechains) and keeps what the whole session needs: the uuids seen (a line
+ * repeated later is still a duplicate), agent files, metas, progress links,
+ * warnings, counts and the live state.
+ */
+export function startNextSegment(state: SessionState): void {
+  state.entries = [];
+  state.uuidTime = new Map();
+  state.chainOf = new Map();
+  state.chainPrompt = new Map();
+  state.infoBase = snapshotInfo(state.sessionInfo);
+  state.infoMarks = [];
+}
+
+const snapshotInfo = (info: SessionInfo): SessionInfo => ({
+  ...info,
+  ...(info.prLinks === undefined ? {} : { prLinks: [...info.prLinks] }),
+});
+
+export function registerAgentFile(state: SessionState, agentId: string, file: string): void {
+  if (!state.agentFiles.has(agentId)) state.agentFiles.set(agentId, file);
+}
+
+export function addAgentMeta(state: SessionState, meta: AgentMeta): void {
+  state.metas.set(meta.agentId, meta);
+}
+
+/** Inline (1.0.x) sidechains have no agentId: a chain is a root and its uuid descendants. */
+function sidechainKey(state: SessionState, rec: TranscriptRecord): string {
+  const parent = rec.parentUuid === null ? undefined : state.chainOf.get(rec.parentUuid);
+  const key = parent ?? `sidechain:${rec.uuid ?? `${state.entries.length}`}`;
+  if (parent === undefined && rec.type === 'user' && rec.text !== null)
+    state.chainPrompt.set(key, rec.text);
+  if (rec.uuid !== null) state.chainOf.set(rec.uuid, key);
+  return key;
+}
+
+function agentKeyOf(state: SessionState, source: LineSource, rec: TranscriptRecord): AgentKey {
+  if (source.agentId !== null) return source.agentId;
+  if (!rec.isSidechain) return null;
+  return rec.agentId ?? sidechainKey(state, rec);
+}
+
+function accept(
+  state: SessionState,
+  source: LineSource,
+  line: number,
+  rec: TranscriptRecord,
+  agentKey?: AgentKey,
+): void {
+  if (rec.uuid !== null && rec.timestamp !== null && !state.uuidTime.has(rec.uuid))
+    state.uuidTime.set(rec.uuid, rec.timestamp);
+  // History copied into a fork belongs to the session it came from; a uuid
+  // seen before is a line written twice. Both are counted at one place: the
+  // first forked line reaching a count of its own threw away accept's
+  // optimised code (step 44 in docs/benchmarks.md).
+  if (rec.forkedFromSessionId !== null || (rec.uuid !== null && state.seenUuids.has(rec.uuid))) {
+    state.duplicateLines += 1;
+    return;
+  }
+  if (rec.uuid !== null) state.seenUuids.add(rec.uuid);
+  stepStatus(state.live, rec, source.agentId !== null);
+  state.entries.push({
+    rec,
+    agentKey: agentKey === undefined ? agentKeyOf(state, source, rec) : agentKey,
+    file: source.file,
+    line,
+  });
+}
+
+function mergeSessionInfo(into: SessionInfo, info: SessionInfo): void {
+  const links = info.prLinks;
+  Object.assign(into, { ...info, prLinks: into.prLinks });
+  if (links === undefined) return;
+  into.prLinks ??= [];
+  for (const l of links) if (!into.prLinks.some((k) => k.url === l.url)) into.prLinks.push(l);
+}
+
+/**
+ * One warning per unknown type, at its first line, its count kept up to date:
+ * the next format change shows at once without a warning per line.
+ */
+function countUnknownType(
+  state: SessionState,
+  source: LineSource,
+  line: number,
+  type: string,
+): void {
+  const seen = state.unknownTypes.get(type);
+  if (seen === undefined) {
+    const warning = { file: source.file, line, reason: unknownTypeReason(type, 1) };
+    state.unknownTypes.set(type, { count: 1, warning });
+    state.warnings.push(warning);
+    return;
+  }
+  seen.count += 1;
+  seen.warning.reason = unknownTypeReason(type, seen.count);
+}
+
+const unknownTypeReason = (type: string, count: number): string =>
+  `unknown record type "${type}": ${count} line${count === 1 ? '' : 's'} ignored (first here)`;
+
+/** Fold one parsed line into the state. */
+export function step(
+  state: SessionState,
+  source: LineSource,
+  line: number,
+  outcome: ParseOutcome,
+): void {
+  if (outcome.kind === 'malformed') {
+    state.warnings.push({ file: source.file, line, reason: outcome.reason });
+    return;
+  }
+  if (outcome.kind === 'ignored') {
+    state.ignoredLines += 1;
+    if (outcome.info !== undefined) {
+      mergeSessionInfo(state.sessionInfo, outcome.info);
+      state.infoMarks.push({ at: state.entries.length, info: snapshotInfo(state.sessionInfo) });
+    }
+    if (outcome.unknownType !== undefined)
+      countUnknownType(state, source, line, outcome.unknownType);
+    return;
+  }
+  const rec = outcome.record;
+  if (rec.type === 'progress') {
+    // The line itself is main-thread activity (its embedded copy is accepted below).
+    if (rec.forkedFromSessionId === null) stepStatus(state.live, rec, source.agentId !== null);
+    if (
+      rec.progressAgentId !== null &&
+      rec.parentToolUseId !== null &&
+      !state.progressLinks.has(rec.progressAgentId)
+    ) {
+      state.progressLinks.set(rec.progressAgentId, rec.parentToolUseId);
+    }
+    const copy: UserRecord | AssistantRecord | null = rec.embedded;
+    if (copy !== null && rec.progressAgentId !== null)
+      accept(state, source, line, copy, rec.progressAgentId);
+    // The progress line itself only marks time passing in the parent.
+    if (rec.timestamp !== null && rec.uuid !== null && !state.uuidTime.has(rec.uuid))
+      state.uuidTime.set(rec.uuid, rec.timestamp);
+    return;
+  }
+  accept(state, source, line, rec);
+}
