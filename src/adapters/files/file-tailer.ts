@@ -1,6 +1,6 @@
 // Follows one growing transcript from a byte offset. Each read() hands over the
 // lines completed since the last one; an unterminated last line stays in the
-// splitter until its newline lands (Claude Code 2.1.x flushes every ~100 ms, so
+// splitter until its newline lands (Claude Code 2.1.x flushes as it writes, so
 // half-written lines are normal). A file that shrank, was replaced (new inode)
 // or was rewritten under us (the byte before our offset is no longer a
 // newline) is reported as a reset: the caller re-reads the session from 0 and
@@ -28,7 +28,7 @@ export interface FileTailer {
   readonly consumed: number;
   /**
    * Reads what was appended since the last call and passes complete lines to
-   * onLines, chunk by chunk (a 100 MB file is never held whole). `limit` stops
+   * onLines, chunk by chunk (a large file is never held whole). `limit` stops
    * at that byte offset (used to replay a file only up to a baseline).
    */
   read(onLines: (lines: Line[]) => void, limit?: number): Promise<TailRead>;

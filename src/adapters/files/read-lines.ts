@@ -1,5 +1,5 @@
 // Reads a file as batches of complete lines, pulled one chunk at a time: a
-// 1 GB transcript is never held whole, and a reader that stops early (or
+// transcript of gigabytes is never held whole, and a reader that stops early (or
 // waits while a segment is sent) simply stops pulling. An unterminated last
 // line is "not yet written": it is not handed over, and its byte count is
 // reported so a tailer can resume before it.

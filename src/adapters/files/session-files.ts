@@ -2,12 +2,12 @@
 // what each file name means: core/transcript-paths.ts).
 // sessions-index.json is unreliable (often empty) and never consulted.
 //
-// The work is synchronous inside: on a projects dir of 10,000 files, async
-// readdir/stat calls each wait ~0.15 ms for the thread pool, which made the
-// walk several times slower than the syscalls themselves. Directories are
-// listed with their entry types, so a session dir is only listed when it
-// exists (a failed readdir costs an Error with its stack: ~20 µs each, and most
-// 1.0.x sessions have no dir). The async exports keep their signatures.
+// The work is synchronous inside: on a projects dir of thousands of files,
+// async readdir/stat calls each wait for the thread pool, which made the walk
+// several times slower than the syscalls themselves. Directories are listed
+// with their entry types, so a session dir is only listed when it exists (a
+// failed readdir costs an Error with its stack, and most 1.0.x sessions have
+// no dir). The async exports keep their signatures.
 import {
   closeSync,
   openSync,
@@ -89,8 +89,8 @@ export function readDirEntries(dir: string): DirEntry[] {
 /**
  * What join(dir, name) puts before a plain name (one path component, as
  * readdir gives): the paths of a listing are this plus the name, without a
- * join (a normalisation of the whole path) per entry, which was ~15 % of
- * discovery on 10,000 small files.
+ * join (a normalisation of the whole path) per entry, a large share of
+ * discovery over many small files.
  */
 function childPrefix(dir: string): string {
   return join(dir, 'x').slice(0, -1);
@@ -128,7 +128,7 @@ export function ownerOfSync(file: string): string | null {
     ownerBuffer ??= Buffer.allocUnsafe(64 * 1024);
     const buf = ownerBuffer;
     const head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0));
-    // Only the bytes after each "sessionId" key are decoded, not the whole 64 KB.
+    // Only the bytes after each "sessionId" key are decoded, not the whole head read.
     for (
       let at = head.indexOf(SESSION_ID_KEY);
       at !== -1;

@@ -5,7 +5,7 @@
 // encodes it to UTF-8 (and `export --out` decoded those bytes back into a
 // string to write them). A first version that built the text by string
 // concatenation was no faster: turning the concatenated string into bytes
-// cost what building it had saved (docs/benchmarks.md, history step 14).
+// cost what building it had saved (docs/benchmarks.md, History).
 // test/unit/adapters/otlp/json.test.ts holds the two byte-identical.
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanData } from '../../core/spans/data.js';
@@ -499,9 +499,9 @@ export function encodeJsonLine(spans: SpanData[], resource: Resource): Uint8Arra
 /**
  * encodeJsonLine's bytes as a view of the scratch buffer, valid only until the
  * next call of any function here: what `export --out` writes, awaiting each
- * write before it encodes the next request. A copy of every line (740 KB
- * each on the 201 MB corpus) was garbage outside the heap that V8 let pile up
- * before it collected: 129 MB of allocations, and part of the peak RSS.
+ * write before it encodes the next request. A copy of every line was garbage
+ * outside the heap that V8 let pile up before it collected, and part of the
+ * peak RSS.
  */
 export function jsonLineView(spans: SpanData[], resource: Resource): Uint8Array {
   writeRequest(spans, resource, true);

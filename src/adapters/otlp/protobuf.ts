@@ -516,7 +516,7 @@ function varintBytes(v: number, out: Uint8Array, at: number): number {
 
 /**
  * Memory a sender assembles its requests in, one after another. A fresh
- * request per batch (~400 KB each, 67 MB over the 201 MB corpus) lived
+ * request per batch lived
  * outside V8's heap until a full collection found it dead, and stayed the
  * largest share of export's external memory at its peak RSS.
  */

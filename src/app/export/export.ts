@@ -233,12 +233,10 @@ async function readAll<F extends SinkForm>(
   const { settings } = options;
   const spanOptions = { content: settings.content, maxAttributeBytes: settings.maxAttributeBytes };
   const unknownModels = new Set<string>();
-  // A read-only run that builds spans (--out) let the old generation grow to
-  // 60-90 MB between V8's default full collections, of a live heap of 14-16
-  // MB: batches of built spans outlived young collections (--out peak RSS
-  // 145-153 MB on the 201 MB corpus). With each turn encoded as it is built
-  // (TurnNeed 'json') most runs stayed at 113-121 MB, but one in four still
-  // reached 151-170 MB uncapped. Capped from the start.
+  // A read-only run that builds spans (--out) lets the old generation grow
+  // several times past its live heap between V8's default full collections,
+  // even with each turn encoded as it is built: capped from the start
+  // (heap-growth.ts; the figures are in docs/benchmarks.md, Memory).
   let heapLimited = options.readOnlyState && (need.form !== 'count' || need.digest);
   if (heapLimited) limitHeapGrowth();
   let stopped = false;

@@ -48,9 +48,8 @@ export class ExportRecorder {
    * second has passed. Saved at most once a second: a run that dies resends
    * only the turns of its last second, with the same ids. Saving after every
    * batch rewrote and fsynced the whole file each time, quadratic in the
-   * turns: 13 of 36 s exporting a 1 GB transcript (docs/benchmarks.md). The
-   * save runs beside delivery: its fsync took 50-150 ms a second on a busy
-   * disk, time in which neither conversion nor sending went on.
+   * turns (docs/benchmarks.md). The save runs beside delivery: on a busy disk
+   * its fsync is time in which neither conversion nor sending would go on.
    */
   paced(): void {
     this.throwSaveError();

@@ -1,7 +1,7 @@
 // The terminal and HTML waterfalls of a session read in segments of whole
 // turns, as export reads it: each segment's rows and turn summaries are kept,
-// its records dropped. A 1 GB transcript read whole held ~1.4 GB; its rows
-// are a fraction of that. The view equals buildView() of the whole session
+// its records dropped. A transcript read whole is held whole; its rows are a
+// fraction of that. The view equals buildView() of the whole session
 // (test/unit/app/show/segmented-view.test.ts): the last segment's model carries the
 // session-wide facts (info, the prior turns' prompt modes) the header needs.
 import { windowsOf, type PriceTable } from '../../core/cost/pricing.js';

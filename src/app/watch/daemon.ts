@@ -16,14 +16,14 @@
 //                           → what to load at start, and loading it in order
 //   watch-state, state-saver, export-records
 //                           → what was delivered, durable across kill -9
-//   settling, shutdown, once-finish, daemon-exit
+//   settling, shutdown, once-finish
 //                           → when all is done, stopping, the exit code
 // Time comes from the injected clock (core/clock.ts), so timing is tested without sleeps.
 // Sessions are loaded while active and unloaded once quiet for --idle-timeout
 // and fully delivered, so memory follows the sessions in use, not the history.
+import type { StateLock } from '../../adapters/state/state-lock.js';
 import type { DirWatcher } from '../../adapters/fswatch/dir-watcher.js';
 import { ownerOf } from '../../adapters/files/session-files.js';
-import { daemonExit } from './lifecycle/daemon-exit.js';
 import type { DeliveryQueue } from './delivery/delivery-queue.js';
 import { EventIntake } from './intake/event-intake.js';
 import { EventRouter } from './intake/event-router.js';
@@ -162,4 +162,23 @@ export async function startWatch(options: WatchOptions): Promise<WatchDaemon> {
   });
   const { done, stop } = wireEnd(options, setup, { ...parts, watcher, ready, settled });
   return { ready, done, stop, settled };
+}
+
+/**
+ * The daemon's exit code, resolved once it stopped or (--once) finished. The
+ * state dir's lock is released then, so another ccotel may use the dir.
+ */
+interface DaemonExit {
+  readonly done: Promise<number>;
+  resolve(code: number): void;
+}
+
+function daemonExit(lock: StateLock): DaemonExit {
+  let resolveDone: (code: number) => void = () => undefined;
+  const done = new Promise<number>((r) => {
+    resolveDone = r;
+  });
+  // Never rejects (release is synchronous underneath, adapters/state/state-lock.ts).
+  void done.then(() => lock.release());
+  return { done, resolve: (code) => resolveDone(code) };
 }

@@ -161,7 +161,7 @@ function accept(
   // History copied into a fork belongs to the session it came from; a uuid
   // seen before is a line written twice. Both are counted at one place: the
   // first forked line reaching a count of its own threw away accept's
-  // optimised code (step 44 in docs/benchmarks.md).
+  // optimised code.
   if (rec.forkedFromSessionId !== null || (rec.uuid !== null && state.seenUuids.has(rec.uuid))) {
     state.duplicateLines += 1;
     return;

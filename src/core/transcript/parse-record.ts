@@ -47,7 +47,7 @@ const clip = (s: string): string => (s.length > limit ? detach(clipAtBoundary(s,
 
 /**
  * A copy of a string that holds no reference to the one it was cut from. V8
- * makes a slice a view of its parent: a clipped 1 KB text would keep a 200 KB
+ * makes a slice a view of its parent: a short clipped text would keep a large
  * tool result alive for the whole session (docs/benchmarks.md). Flattening a
  * concatenation copies the characters out.
  */

@@ -14,9 +14,9 @@ let loadedWidth: StringWidth | null = null;
 
 /**
  * string-width, loaded the first time a text is not narrow-only: importing it
- * costs ~45 ms (its Unicode property regexes and a segmenter), a quarter of a
- * `ccotel show` of the demo session, whose cells are all narrow
- * (docs/benchmarks.md, step 39). `require` of an ES module is synchronous
+ * is a large share of a `ccotel show` of the demo session (its Unicode
+ * property regexes and a segmenter), whose cells are all narrow
+ * (docs/benchmarks.md). `require` of an ES module is synchronous
  * since Node 20.19, so the measuring functions stay synchronous.
  */
 function stringWidth(text: string): number {
@@ -31,7 +31,7 @@ function stringWidth(text: string): number {
  */
 export const NARROW_ONLY = /^[\u0020-\u007e\u00b7\u2026\u2500-\u259f\u2713\u2717]*$/;
 
-/** Made on first use, like stringWidth: an ICU segmenter takes ~10 ms to create. */
+/** Made on first use, like stringWidth: an ICU segmenter is slow to create. */
 let segmenter: Intl.Segmenter | null = null;
 const graphemesOf = (text: string): Intl.Segments =>
   (segmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' })).segment(text);

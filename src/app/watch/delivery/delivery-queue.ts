@@ -10,7 +10,7 @@
 //
 // The parts: drain-loop (when to send), failure-action (what a failed request
 // means), answer-settler with batch-answers, ../outage-log and rejection-log (what
-// an answer means, logged once per episode), abortable-sleep (the backoff).
+// an answer means, logged once per episode), and a backoff wait that a stop ends early.
 import type { Clock } from '../../../core/clock.js';
 import type { AttemptFailure } from '../../../adapters/otlp/http-sender.js';
 import type { Logger } from '../../../adapters/logger.js';
@@ -22,7 +22,6 @@ import {
 import { encodeJsonSpans } from '../../../adapters/otlp/json.js';
 import type { SpanData } from '../../../core/spans/data.js';
 import type { RetryPolicy, SinkResult, SpanSink } from '../../deliver/span-sink.js';
-import { abortableSleep } from './abortable-sleep.js';
 import { createAnswerSettler, type AnswerSettler } from './answer-settler.js';
 import type { Batch } from './batch-answers.js';
 import { DrainLoop } from './drain-loop.js';
@@ -174,3 +173,16 @@ const wholeRange = (encoded: EncodedSpans): SpanRange => ({
   from: 0,
   to: encoded.ends.length,
 });
+
+/** Waits `ms` on the clock, or until the signal aborts: a backoff must not hold up a stop. */
+const abortableSleep = (clock: Clock, ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = clock.setTimer(ms, done);
+    function done(): void {
+      timer.cancel();
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });

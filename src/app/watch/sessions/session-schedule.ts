@@ -45,8 +45,8 @@ export class SessionSchedule {
 
   /**
    * Queues `job` as a rebuild, unless one is already waiting (it will see these
-   * lines too). A rebuild re-derives the whole session (~5 µs a record): in a
-   * huge session the next waits so that rebuilds take at most ~1/3 of the CPU.
+   * lines too). A rebuild re-derives the whole session: in a huge session the
+   * next waits so that rebuilds take at most about a third of the CPU.
    */
   requestRebuild(job: Job): void {
     if (this.rebuildTimer !== null || this.stopped) return;
@@ -74,7 +74,7 @@ export class SessionSchedule {
    * The last rebuild's cost says nothing of the next: it folded finished turns
    * away (core/session-reader.ts), so the next reads only the open turn. Without
    * this, the first line after a start-up on a long session waited up to three
-   * times the start-up's whole-history rebuild (1-2 s on 500 MB).
+   * times the start-up's whole-history rebuild.
    */
   forgetCost(): void {
     this.lastCostMs = 0;

@@ -231,7 +231,7 @@ export class SessionTracker {
    * A response beyond 200k from a model the table has no window for proves a 1M
    * window for the whole session: the fill of spans already sent was measured
    * against 200k. They are rebuilt and sent again (same ids); this says so once
-   * per change, as issue 12 asks of a live reader.
+   * per change, so a reader of the backend knows why spans changed.
    */
   private warnWindowChange(model: SessionModel): void {
     // Folded turns keep the window they were sent with: only the turns held can change.
