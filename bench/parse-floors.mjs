@@ -112,7 +112,7 @@ async function step(variant, files) {
     case 'parse':
       return { bytes: eachLine(files, (b, f, t) => parse(decode(b, f, t))), parsed: n };
     case 'parse-record': {
-      const { parseRecord } = await import(new URL('core/parse-record.js', DIST).href);
+      const { parseRecord } = await import(new URL('core/transcript/parse-record.js', DIST).href);
       const options = { keepTexts: false };
       const bytes = eachLine(files, (b, f, t) => {
         if (parseRecord(decode(b, f, t), options).kind === 'record') n += 1;

@@ -24,8 +24,8 @@ const DIST = new URL('../dist/', import.meta.url);
 /** Reads `file` through ccotel's reader, handing each line batch's outcomes to `sink`. */
 async function parseFile(file, sink) {
   const [{ openLines }, { parseRecord }] = await Promise.all([
-    import(new URL('adapters/read-lines.js', DIST).href),
-    import(new URL('core/parse-record.js', DIST).href),
+    import(new URL('adapters/files/read-lines.js', DIST).href),
+    import(new URL('core/transcript/parse-record.js', DIST).href),
   ]);
   const lines = openLines(file);
   try {

@@ -23,14 +23,14 @@ const [
   { encodeSpansWithSdk },
   { windowsOf },
 ] = await Promise.all([
-  dist('core/line-splitter.js'),
-  dist('core/parse-record.js'),
-  dist('core/session-state.js'),
-  dist('core/agent-meta.js'),
-  dist('core/assemble.js'),
-  dist('app/session-spans.js'),
+  dist('core/transcript/line-splitter.js'),
+  dist('core/transcript/parse-record.js'),
+  dist('core/session/state.js'),
+  dist('core/transcript/agent-meta.js'),
+  dist('core/model/assemble/finish.js'),
+  dist('app/read/session-spans.js'),
   import('./sdk-encode.mjs'),
-  dist('core/pricing.js'),
+  dist('core/cost/pricing.js'),
 ]);
 
 async function readLinesStream(file, onLines) {

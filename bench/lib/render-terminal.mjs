@@ -14,14 +14,14 @@ const [
   { sessionHeaderOf },
   r,
 ] = await Promise.all([
-  dist('app/resolve-target.js'),
+  dist('app/show/resolve-target.js'),
   import('./whole-session.mjs'),
-  dist('core/assemble.js'),
-  dist('adapters/price-file.js'),
-  dist('core/pricing.js'),
-  dist('app/build-view.js'),
-  dist('core/session-header.js'),
-  dist('app/render/terminal-waterfall.js'),
+  dist('core/model/assemble/finish.js'),
+  dist('adapters/config/price-file.js'),
+  dist('core/cost/pricing.js'),
+  dist('app/show/build-view.js'),
+  dist('core/view/session-header.js'),
+  dist('app/show/render/terminal-waterfall.js'),
 ]);
 const [file, runsText = '5'] = process.argv.slice(2);
 const prices = await loadPriceTable(undefined);

@@ -11,7 +11,7 @@ const DIST =
   process.env.CCOTEL_BENCH_DIST === undefined
     ? new URL('../../dist/', import.meta.url)
     : new URL(`file://${process.env.CCOTEL_BENCH_DIST.replace(/\/?$/, '/')}`);
-const { hr, SCOPE } = await import(new URL('adapters/otlp-scope.js', DIST).href);
+const { hr, SCOPE } = await import(new URL('adapters/otlp/scope.js', DIST).href);
 
 const STATUS = { UNSET: SpanStatusCode.UNSET, OK: SpanStatusCode.OK, ERROR: SpanStatusCode.ERROR };
 

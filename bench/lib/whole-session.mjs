@@ -10,11 +10,11 @@ const DIST =
 const dist = (path) => import(new URL(path, DIST).href);
 const [{ finish, wholeSession }, { windowsOf }, { createSessionReader }, read, spans] =
   await Promise.all([
-    dist('core/assemble.js'),
-    dist('core/pricing.js'),
-    dist('core/session-reader.js'),
-    dist('app/read-session.js'),
-    dist('app/session-spans.js'),
+    dist('core/model/assemble/finish.js'),
+    dist('core/cost/pricing.js'),
+    dist('core/session/reader.js'),
+    dist('app/read/read-session.js'),
+    dist('app/read/session-spans.js'),
   ]);
 
 /** Every file of the session folded into one state: main file first, then each agent file. */

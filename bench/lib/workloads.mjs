@@ -17,8 +17,8 @@ const dist = (path) => import(new URL(path, DIST).href);
 /** The default price table and the resource every workload's requests carry. */
 async function pricesAndResource() {
   const [{ loadPriceTable }, { buildResource }] = await Promise.all([
-    dist('adapters/price-file.js'),
-    dist('adapters/resource.js'),
+    dist('adapters/config/price-file.js'),
+    dist('adapters/otlp/resource.js'),
   ]);
   const resource = buildResource({
     serviceName: 'claude-code',
@@ -107,11 +107,11 @@ async function convert({
     pool,
     reference,
   ] = await Promise.all([
-    dist('adapters/session-files.js'),
+    dist('adapters/files/session-files.js'),
     import('./whole-session.mjs'),
-    dist('adapters/otlp-encode.js'),
+    dist('adapters/otlp/encode.js'),
     import('./sdk-encode.mjs'),
-    dist('app/export.js'),
+    dist('app/export/export.js'),
     import('./session-spans-pool.mjs'),
     mode === 'reference' ? import('./reference-pipeline.mjs') : Promise.resolve(null),
   ]);
@@ -233,11 +233,11 @@ async function convert({
 async function send({ dir, url, compression = 'none' }) {
   const [{ findSessions }, { sessionSpans }, { encodeSpans }, { MAX_BATCH_SPANS }, { sendOtlp }] =
     await Promise.all([
-      dist('adapters/session-files.js'),
+      dist('adapters/files/session-files.js'),
       import('./whole-session.mjs'),
-      dist('adapters/otlp-encode.js'),
-      dist('app/export.js'),
-      dist('adapters/otlp-http-sender.js'),
+      dist('adapters/otlp/encode.js'),
+      dist('app/export/export.js'),
+      dist('adapters/otlp/http-sender.js'),
     ]);
   const { prices, resource } = await pricesAndResource();
   const bodies = [];
@@ -290,14 +290,14 @@ async function send({ dir, url, compression = 'none' }) {
 async function stages({ dir, content = 'labels' }) {
   const [{ findSessions }, { loadSession }, { finish }, spans, { loadPriceTable }] =
     await Promise.all([
-      dist('adapters/session-files.js'),
+      dist('adapters/files/session-files.js'),
       import('./whole-session.mjs'),
-      dist('core/assemble.js'),
-      dist('app/session-spans.js'),
-      dist('adapters/price-file.js'),
+      dist('core/model/assemble/finish.js'),
+      dist('app/read/session-spans.js'),
+      dist('adapters/config/price-file.js'),
     ]);
   const prices = await loadPriceTable();
-  const { windowsOf } = await dist('core/pricing.js');
+  const { windowsOf } = await dist('core/cost/pricing.js');
   const options = { content, maxAttributeBytes: 2048 };
   const heap = () => {
     globalThis.gc?.();
@@ -342,15 +342,15 @@ async function phases({ dir }) {
     { assembleRequest },
     { MAX_BATCH_SPANS },
   ] = await Promise.all([
-    dist('adapters/session-files.js'),
+    dist('adapters/files/session-files.js'),
     import('./whole-session.mjs'),
-    dist('core/assemble.js'),
-    dist('app/session-spans.js'),
-    dist('adapters/otlp-encode.js'),
-    dist('app/export.js'),
+    dist('core/model/assemble/finish.js'),
+    dist('app/read/session-spans.js'),
+    dist('adapters/otlp/encode.js'),
+    dist('app/export/export.js'),
   ]);
   const { prices, resource } = await pricesAndResource();
-  const { windowsOf } = await dist('core/pricing.js');
+  const { windowsOf } = await dist('core/cost/pricing.js');
   const options = { content: 'labels', maxAttributeBytes: 2048 };
   const cpu = () => {
     const c = process.cpuUsage();

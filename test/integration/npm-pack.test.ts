@@ -107,7 +107,7 @@ const ccotel = (args: string[]) =>
 describe('npm pack from a fresh clone', () => {
   it('ships a built dist/, the config files and the changelog, and no sources', () => {
     expect(files).toContain('package/dist/cli/main.js');
-    expect(files).toContain('package/dist/app/render/html-waterfall-assets.js');
+    expect(files).toContain('package/dist/app/show/render/html-waterfall-assets.js');
     expect(files).toContain('package/config/pricing.json');
     expect(files).toContain('package/CHANGELOG.md');
     expect(files).toContain('package/README.md');

@@ -1,6 +1,6 @@
 // Claims of README.md and the fixture notes that a file in the repository can
 // hold: no pointer to material users do not have, the dashboard's real name.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -31,6 +31,17 @@ describe('README and docs', () => {
     for (const file of docs()) {
       const text = read(file);
       expect(text, file).not.toMatch(/`shared\/|\(shared\/|\]\(\.\.\/shared/);
+    }
+  });
+
+  it('name only source and test files that exist (not the fixture notes, which name paths inside transcripts, nor the history in docs/benchmarks.md)', () => {
+    const named = /`((?:src|test|bench)\/[\w./-]+\.(?:ts|mjs|js))`/g;
+    for (const file of docs().filter(
+      (f) => !f.startsWith('fixtures/') && f !== 'docs/benchmarks.md',
+    )) {
+      for (const [, path] of read(file).matchAll(named)) {
+        expect(existsSync(join(ROOT, path as string)), `${file} names ${path}`).toBe(true);
+      }
     }
   });
 

@@ -4,7 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { validatePriceTable, type PriceTable } from '../../core/cost/pricing.js';
 import { UserError } from '../../core/user-error.js';
 
-export const BUNDLED_PRICING = fileURLToPath(new URL('../../../config/pricing.json', import.meta.url));
+export const BUNDLED_PRICING = fileURLToPath(
+  new URL('../../../config/pricing.json', import.meta.url),
+);
 
 export async function loadPriceTable(file: string = BUNDLED_PRICING): Promise<PriceTable> {
   const text = await readFile(file, 'utf8').catch(() => {

@@ -275,7 +275,8 @@ describe('reading a session in segments = reading it whole, on every fixture', (
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+    // A generous limit: it reads a long session four times, and a busy machine is no failure.
+  }, 240_000);
 
   it('a call still waiting keeps its segment open; a forced cut loses no turn and no call', async () => {
     // hand/running-tool (its Bash call has no result yet), then a second
@@ -453,7 +454,7 @@ interface EncodedSession {
 describe('session-spans-pool (bench) = plain path', () => {
   const options: SpanOptions = { content: 'labels', maxAttributeBytes: 2048 };
   // The pool runs dist in its workers; the reference is the sources' whole-session read.
-  const distSpans = join(repoRoot, 'dist', 'app', 'session-spans.js');
+  const distSpans = join(repoRoot, 'dist', 'app', 'read', 'session-spans.js');
   it('on two worker threads (dist): spans in input order, requests byte-identical', async () => {
     expect(
       existsSync(distSpans),
@@ -477,7 +478,7 @@ describe('session-spans-pool (bench) = plain path', () => {
         pool: { workers: number },
       ) => AsyncGenerator<EncodedSession>;
     };
-    const encode = (await dist('adapters/otlp-encode.js')) as {
+    const encode = (await dist('adapters/otlp/encode.js')) as {
       assembleRequest: typeof assembleRequest;
     };
     const reference = [];
