@@ -18,7 +18,8 @@ import { basename, join, resolve } from 'node:path';
 import { DirListing, walkDirs, type WalkOptions } from '../files/dir-walk.js';
 import { RootAnchors, type DirListener } from './root-anchors.js';
 import { TrailingChanges } from './trailing-changes.js';
-import { isUnder, kindOf } from './watch-paths.js';
+import { isUnder } from '../../core/transcript/paths.js';
+import { kindOf } from './watch-paths.js';
 
 export type WatchEventType = 'add' | 'change' | 'unlink' | 'unlinkDir';
 

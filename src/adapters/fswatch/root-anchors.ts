@@ -5,7 +5,8 @@
 // way. Once the root exists, the watcher takes it over.
 import type { FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { isUnder, kindOf } from './watch-paths.js';
+import { isUnder } from '../../core/transcript/paths.js';
+import { kindOf } from './watch-paths.js';
 
 /** An fs.watch listener: the event's type and the entry it names, if any. */
 export type DirListener = (type: string, name: string | null) => void;

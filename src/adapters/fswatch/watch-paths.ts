@@ -1,10 +1,5 @@
-// Path questions the directory watcher and its root anchors both ask.
-import { sep } from 'node:path';
+// What is at a path, as the directory watcher and its root anchors both ask.
 import { statOrNull } from '../files/session-files.js';
-
-/** Whether path is root or lies under it. */
-export const isUnder = (path: string, root: string): boolean =>
-  path === root || path.startsWith(root + sep);
 
 /** What is at a path now, symlinks followed. */
 export function kindOf(path: string): 'dir' | 'file' | null {

@@ -87,3 +87,7 @@ export function roleOfPath(
   if (meta !== null) return { role: 'meta', agentId: meta };
   return { role: 'agent', agentId: agentIdOfFile(name) ?? name };
 }
+
+/** Whether path is dir or lies under it. */
+export const isUnder = (path: string, dir: string): boolean =>
+  path === dir || path.startsWith(dir + sep);

@@ -2,7 +2,7 @@
 // main file, a sub-agent file or sidecar changed or went away, or a whole dir
 // was removed. 2.0.x flat agent files name their session only on their first
 // line: the owner is read once (an adapter) and remembered.
-import { sep } from 'node:path';
+import { isUnder } from '../../../core/transcript/paths.js';
 import type { WatchEvent } from '../../../adapters/fswatch/dir-watcher.js';
 import { classifyPath, sessionKeyOf } from '../../../core/transcript/paths.js';
 
@@ -16,9 +16,6 @@ interface Owner {
   key: string;
   sessionId: string;
 }
-
-export const isUnder = (path: string, dir: string): boolean =>
-  path === dir || path.startsWith(dir + sep);
 
 export interface EventRouterOptions {
   /** The projects dirs watched, resolved. */

@@ -3,7 +3,8 @@
 // forgotten with its session, a deleted sub-agent file or dir only from the
 // sessions that held it.
 import type { Logger } from '../../../adapters/logger.js';
-import { isUnder, type EventRouter, type Route } from './event-router.js';
+import { isUnder } from '../../../core/transcript/paths.js';
+import type { EventRouter, Route } from './event-router.js';
 import type { SessionActivity } from '../sessions/session-activity.js';
 import type { SessionLoader } from '../sessions/session-loader.js';
 import type { SessionEntry, SessionRegistry } from '../sessions/session-registry.js';
