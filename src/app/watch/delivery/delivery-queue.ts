@@ -9,7 +9,7 @@
 // `ccotel export` resends them whole.
 //
 // The parts: drain-loop (when to send), failure-action (what a failed request
-// means), answer-settler with batch-answers, ../outage-log and rejection-log (what
+// means), answers, ../outage-log and rejection-log (what
 // an answer means, logged once per episode), and a backoff wait that a stop ends early.
 import type { Clock } from '../../../core/clock.js';
 import type { AttemptFailure } from '../../../adapters/otlp/http-sender.js';
@@ -22,14 +22,12 @@ import {
 import { encodeJsonSpans } from '../../../adapters/otlp/json.js';
 import type { SpanData } from '../../../core/spans/data.js';
 import type { RetryPolicy, SinkResult, SpanSink } from '../../deliver/span-sink.js';
-import { createAnswerSettler, type AnswerSettler } from './answer-settler.js';
-import type { Batch } from './batch-answers.js';
+import { createAnswerSettler, type AnswerSettler } from './answers.js';
+import type { Batch } from './answers.js';
 import { DrainLoop } from './drain-loop.js';
 import { failureAction, nextBackoffMs } from './failure-action.js';
 import { outageLogOf, type OutageLog } from '../../deliver/outage-log.js';
 import { RejectionLog } from './rejection-log.js';
-
-export type { Batch } from './batch-answers.js';
 
 export interface DeliveryQueueOptions<T> {
   /** Builds the sink with the queue's retry policy (it reports retries for outage logging). */

@@ -2,7 +2,7 @@
 // and how an answer in parts splits a batch (no sink, no clock).
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure } from '../../../../../src/adapters/otlp/http-sender.js';
-import { sortAnswers } from '../../../../../src/app/watch/delivery/batch-answers.js';
+import { sortAnswers } from '../../../../../src/app/watch/delivery/answers.js';
 import {
   failureAction,
   nextBackoffMs,
