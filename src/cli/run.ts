@@ -1,10 +1,10 @@
 // Command dispatch, separate from the process wiring in main.ts so tests can
 // run commands in-process.
-import { readFileSync } from 'node:fs';
 import { UserError } from '../core/user-error.js';
 import { terminalText } from '../core/view/terminal-text.js';
 import type { CommandIo } from './command-io.js';
 import { exitCodeOf } from './exit-code.js';
+import { ccotelVersion } from './version.js';
 
 type Command = (argv: string[], io: CommandIo) => Promise<number>;
 
@@ -33,13 +33,6 @@ Commands:
 Run 'ccotel <command> --help' for a command's options.
 `;
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
-}
-
 export async function main(argv: string[], io: CommandIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -47,7 +40,7 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-v') {
-    io.stdout(`${version()}\n`);
+    io.stdout(`${ccotelVersion()}\n`);
     return 0;
   }
   const load = COMMANDS[name];

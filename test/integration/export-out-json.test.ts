@@ -49,6 +49,7 @@ async function exportTo(
     sink,
     since: null,
     force: true,
+    deliveryKey: 'test',
     readOnlyState: true,
   });
   await sink.close?.();

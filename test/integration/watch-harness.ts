@@ -149,6 +149,7 @@ export async function exportReadOnly(settings: Settings): Promise<ExportSummary>
     sink: countingSink(),
     since: null,
     force: false,
+    deliveryKey: 'test',
     readOnlyState: true,
   });
 }

@@ -1,7 +1,7 @@
 // What the use cases ask of files besides their lines: identity, size and last
 // write, small files read whole, a file's head, dir listings, a page written.
 // Null (or []) when the file is gone or unreadable: callers decide what that means.
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 
 export interface FileInfo {
@@ -84,4 +84,30 @@ export function firstLineValue<T>(
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * What tells a file unchanged without reading it: a write moves mtime and
+ * ctime (ctime cannot be set back), a replacement changes the inode, a copy
+ * elsewhere the device.
+ */
+export interface FileStamp {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+/** The stamp of a regular file; null when it is missing or not one. */
+export function fileStampSync(path: string): FileStamp | null {
+  let info;
+  try {
+    info = statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return null;
+  }
+  if (info === undefined || !info.isFile()) return null;
+  const { dev, ino, size, mtimeMs, ctimeMs } = info;
+  return { dev, ino, size, mtimeMs, ctimeMs };
 }

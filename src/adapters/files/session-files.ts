@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../../core/user-error.js';
+import { fileStampSync, type FileStamp } from './file-info.js';
 import {
   agentIdOfFile,
   agentIdOfMeta,
@@ -324,4 +325,16 @@ export function findSessionsByIdPrefix(projectsRoot: string, prefix: string): Se
       if (s.sessionId.toLowerCase().startsWith(lower)) found.push(s);
   }
   return found;
+}
+
+/** Every file of the session as stamped now (fileStampSync); null when one is missing. */
+export function stampSession(files: SessionFiles): Record<string, FileStamp> | null {
+  const paths = [files.mainFile, ...files.agentFiles.map((a) => a.file), ...files.metaFiles];
+  const stamps: Record<string, FileStamp> = {};
+  for (const path of paths) {
+    const stamp = fileStampSync(path);
+    if (stamp === null) return null;
+    stamps[path] = stamp;
+  }
+  return stamps;
 }

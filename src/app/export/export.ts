@@ -6,11 +6,22 @@
 // its last second). A turn with a span in a request the collector answered
 // with partial_success rejections, or in a span too large to send, is never
 // recorded: the response does not say which spans it dropped.
+//
+// A session whose every turn was delivered is marked with its files' stamps
+// (session-marks.ts): a re-run takes such a session from its mark without
+// opening its files, as long as they and the delivery settings are the same.
 import type { Clock } from '../../core/clock.js';
 import type { PriceTable } from '../../core/cost/pricing.js';
 import type { Settings } from '../../core/settings.js';
 import type { ReadWarning } from '../../core/view/waterfall-row.js';
-import { findSessions, type SessionFiles } from '../../adapters/files/session-files.js';
+import {
+  findSessions,
+  stampSession,
+  type SessionFiles,
+} from '../../adapters/files/session-files.js';
+import { fileStampSync } from '../../adapters/files/file-info.js';
+import type { SessionMark } from '../../adapters/state/export-state-file.js';
+import { markHolds } from './session-marks.js';
 import { systemClock } from '../../adapters/system-clock.js';
 import { UserError } from '../../core/user-error.js';
 import { limitHeapGrowth } from '../../adapters/heap-growth.js';
@@ -33,6 +44,8 @@ export interface ExportOptions {
   /** Only turns that started at or after this time (ms). */
   since: number | null;
   force: boolean;
+  /** What the spans are built and sent with (deliveryKey): a session marked under another is read. */
+  deliveryKey: string;
   /** Keep the state file untouched (dry runs and --out). */
   readOnlyState: boolean;
   onProgress?: (sessionsDone: number, sessionsTotal: number) => void;
@@ -49,6 +62,9 @@ export interface ExportSummary extends DeliveryCounts {
   turns: number;
   turnsUnchanged: number;
   turnsDuplicate: number;
+  /** Sessions taken from their marks, and their files, none of them opened. */
+  sessionsUnread: number;
+  filesUnread: number;
   warnings: ReadWarning[];
 }
 
@@ -109,9 +125,9 @@ async function exportTo<F extends SinkForm>(sink: SinkOf<F>, run: ExportRun): Pr
   const { options, sessions, recorder, summary } = run;
   const need: TurnNeed<F> = { form: sink.form, digest: needsDigest(options, recorder.holdsTurns) };
   const delivery = DELIVERIES[sink.form](sink, run);
-  const sendTurns = turnSender(options, recorder, delivery, summary);
+  const gate = turnGate(options, recorder, delivery, summary);
   try {
-    const stopped = await readAll(sessions, options, need, sendTurns, summary);
+    const stopped = await readAll(sessions, run, need, gate);
     // The last partial batch; a failure here is recorded in summary.failure.
     if (!stopped) await delivery.flush();
     await delivery.settle();
@@ -165,6 +181,8 @@ const emptySummary = (listed: SessionFiles[], warnings: ReadWarning[]): ExportSu
   turns: 0,
   turnsUnchanged: 0,
   turnsDuplicate: 0,
+  sessionsUnread: 0,
+  filesUnread: 0,
   spansSent: 0,
   spansFailed: 0,
   spansRejected: 0,
@@ -179,35 +197,51 @@ const emptySummary = (listed: SessionFiles[], warnings: ReadWarning[]): ExportSu
 /**
  * What becomes of each converted turn: outside --since, already seen in this
  * run, or already delivered unchanged, it is only counted; else it is queued
- * for delivery. The returned function resolves false once delivery has failed
- * (reading stops).
+ * for delivery. send() resolves false once delivery has failed (reading
+ * stops); replay() counts a marked session's turns as reading it would.
  */
-function turnSender<F extends SinkForm>(
+interface TurnGate<F extends SinkForm> {
+  send(turns: TurnFor<F>[]): Promise<boolean>;
+  replay(mark: SessionMark): void;
+}
+
+function turnGate<F extends SinkForm>(
   options: ExportOptions,
   recorder: ExportRecorder,
   delivery: TurnDelivery<F>,
   summary: ExportSummary,
-): (turns: TurnFor<F>[]) => Promise<boolean> {
+): TurnGate<F> {
   const seenTraces = new Set<string>();
-  return async (turns) => {
-    for (const turn of turns) {
-      if (options.since !== null && turn.startTime < options.since) continue;
-      // The same history in a resumed or forked file: same prompt uuid, same trace.
-      const key = keyOfTurn(turn);
-      if (seenTraces.has(key)) {
-        summary.turnsDuplicate += 1;
-        continue;
-      }
-      seenTraces.add(key);
-      summary.turns += 1;
-      if (!options.force && turn.digest !== null && recorder.delivered(key, turn.digest)) {
-        summary.turnsUnchanged += 1;
-        continue;
-      }
-      const added = delivery.add(turn);
-      if (added !== true && !(await added)) return false;
+  /** Counts the turn unless outside --since; false if it was seen in this run already. */
+  const firstSeen = (key: string, startTime: number): boolean => {
+    if (options.since !== null && startTime < options.since) return false;
+    // The same history in a resumed or forked file: same prompt uuid, same trace.
+    if (seenTraces.has(key)) {
+      summary.turnsDuplicate += 1;
+      return false;
     }
+    seenTraces.add(key);
+    summary.turns += 1;
     return true;
+  };
+  return {
+    async send(turns) {
+      for (const turn of turns) {
+        const key = keyOfTurn(turn);
+        if (!firstSeen(key, turn.startTime)) continue;
+        if (!options.force && turn.digest !== null && recorder.delivered(key, turn.digest)) {
+          summary.turnsUnchanged += 1;
+          continue;
+        }
+        const added = delivery.add(turn);
+        if (added !== true && !(await added)) return false;
+      }
+      return true;
+    },
+    replay(mark) {
+      for (const [traceId, startTime] of mark.turns)
+        if (firstSeen(traceId, startTime)) summary.turnsUnchanged += 1;
+    },
   };
 }
 
@@ -222,54 +256,134 @@ function needsDigest(options: ExportOptions, stateHoldsTurns: boolean): boolean 
   return !options.readOnlyState || (!options.force && stateHoldsTurns);
 }
 
-/** Reads every session, a segment at a time, into sendTurns; true if delivery stopped it. */
+/** Reads every session, a segment at a time, into the gate; true if delivery stopped it. */
 async function readAll<F extends SinkForm>(
   sessions: SessionFiles[],
-  options: ExportOptions,
+  run: ExportRun,
   need: TurnNeed<F>,
-  sendTurns: (turns: TurnFor<F>[]) => Promise<boolean>,
-  summary: ExportSummary,
+  gate: TurnGate<F>,
 ): Promise<boolean> {
-  const { settings } = options;
-  const spanOptions = { content: settings.content, maxAttributeBytes: settings.maxAttributeBytes };
-  const unknownModels = new Set<string>();
+  const { options, recorder, summary } = run;
+  const notes = sessionNotes(options, summary);
+  // Stamps are taken before a file is opened: one written while read differs next time.
+  const stamping = !options.readOnlyState || (!options.force && recorder.holdsMarks);
   // A read-only run that builds spans (--out) lets the old generation grow
   // several times past its live heap between V8's default full collections,
   // even with each turn encoded as it is built: capped from the start
   // (heap-growth.ts; the figures are in docs/benchmarks.md, Memory).
-  let heapLimited = options.readOnlyState && (need.form !== 'count' || need.digest);
-  if (heapLimited) limitHeapGrowth();
-  let stopped = false;
+  const heap = { limited: options.readOnlyState && (need.form !== 'count' || need.digest) };
+  if (heap.limited) limitHeapGrowth();
   let done = 0;
   for (const files of sessions) {
-    const read = new SessionSpansRead(files, options.prices, spanOptions, {}, need);
-    let segments = 0;
-    // Turns are sent a segment at a time: a transcript of gigabytes is never held whole.
-    for await (const turns of read.turns()) {
-      // A session long enough to be read in segments: its garbage, not what
-      // export holds, made the peak RSS (heap-growth.ts). Smaller sessions
-      // keep V8's default, which costs fewer collections.
-      if (++segments === 2 && !heapLimited) {
-        limitHeapGrowth();
-        heapLimited = true;
-      }
-      // Nothing more can be delivered: stop reading the session too.
-      stopped = !(await sendTurns(turns));
-      if (stopped) break;
+    const stamps = stamping ? stampSession(files) : null;
+    const mark = options.force ? undefined : recorder.markOf(files.mainFile);
+    const query = {
+      files: stamps,
+      under: options.deliveryKey,
+      since: options.since,
+      recorded: (traceId: string) => recorder.recorded(traceId),
+    };
+    if (markHolds(mark, query)) {
+      gate.replay(mark);
+      summary.sessionsUnread += 1;
+      summary.filesUnread += Object.keys(mark.files).length;
+      notes(files, mark);
+    } else {
+      const read = await readOne(files, run, need, gate, heap);
+      notes(files, read.told);
+      if (!options.readOnlyState)
+        recorder.propose(
+          files.mainFile,
+          read.turns === null || stamps === null
+            ? null
+            : {
+                under: query.under,
+                since: query.since,
+                files: stamps,
+                turns: read.turns,
+                ...read.told,
+              },
+        );
+      if (read.stopped) return true;
     }
-    const session = read.summary();
-    summary.warnings.push(...session.warnings);
-    for (const m of session.unknownModels) {
+    options.onProgress?.(++done, sessions.length);
+  }
+  if (!options.readOnlyState) forgetGone(sessions, recorder);
+  return false;
+}
+
+type Told = Pick<SessionMark, 'warnings' | 'unknownModels' | 'lateAgents'>;
+
+/**
+ * One session read into the gate: what it tells, whether delivery stopped
+ * it, and its turns for a mark (null when read only in part or undigested).
+ */
+async function readOne<F extends SinkForm>(
+  files: SessionFiles,
+  { options }: ExportRun,
+  need: TurnNeed<F>,
+  gate: TurnGate<F>,
+  heap: { limited: boolean },
+): Promise<{ told: Told; stopped: boolean; turns: SessionMark['turns'] | null }> {
+  const { content, maxAttributeBytes } = options.settings;
+  const read = new SessionSpansRead(
+    files,
+    options.prices,
+    { content, maxAttributeBytes },
+    {},
+    need,
+  );
+  const turns: SessionMark['turns'] = [];
+  let digests = true;
+  let segments = 0;
+  let stopped = false;
+  // Turns are sent a segment at a time: a transcript of gigabytes is never held whole.
+  for await (const segment of read.turns()) {
+    // A session long enough to be read in segments: its garbage, not what
+    // export holds, made the peak RSS (heap-growth.ts). Smaller sessions
+    // keep V8's default, which costs fewer collections.
+    if (++segments === 2 && !heap.limited) {
+      limitHeapGrowth();
+      heap.limited = true;
+    }
+    for (const turn of segment)
+      if (turn.digest === null) digests = false;
+      else turns.push([keyOfTurn(turn), turn.startTime, turn.digest]);
+    // Nothing more can be delivered: stop reading the session too.
+    stopped = !(await gate.send(segment));
+    if (stopped) break;
+  }
+  const session = read.summary();
+  const told = {
+    warnings: session.warnings,
+    unknownModels: session.unknownModels,
+    lateAgents: session.lateAgents,
+  };
+  return { told, stopped, turns: stopped || !digests ? null : turns };
+}
+
+/** What a session read (or taken from its mark) tells: its warnings, unpriced models, late agents. */
+function sessionNotes(
+  options: ExportOptions,
+  summary: ExportSummary,
+): (files: SessionFiles, told: Told) => void {
+  const unknownModels = new Set<string>();
+  return (files, told) => {
+    summary.warnings.push(...told.warnings);
+    for (const m of told.unknownModels) {
       if (!unknownModels.has(m)) options.onNote?.(`no price for model ${m}: its cost is left out`);
       unknownModels.add(m);
     }
-    if (session.lateAgents > 0)
+    if (told.lateAgents > 0)
       options.onNote?.(
-        `${files.mainFile}: ${session.lateAgents} sub-agent(s) whose lines came after their turn was sent are shown in a later turn`,
+        `${files.mainFile}: ${told.lateAgents} sub-agent(s) whose lines came after their turn was sent are shown in a later turn`,
       );
-    if (stopped) return true;
-    done += 1;
-    options.onProgress?.(done, sessions.length);
-  }
-  return false;
+  };
+}
+
+/** Marks of sessions not listed in this run whose main file is gone (Claude Code deletes old ones). */
+function forgetGone(listed: SessionFiles[], recorder: ExportRecorder): void {
+  const here = new Set(listed.map((f) => f.mainFile));
+  for (const mainFile of recorder.markedSessions())
+    if (!here.has(mainFile) && fileStampSync(mainFile) === null) recorder.forget(mainFile);
 }

@@ -1,9 +1,15 @@
 // What an export run records as delivered, and when it writes that down: a
-// turn goes into the state file once all its spans were accepted, and the
-// file is saved at most once a second (and at the end), beside delivery.
+// turn goes into the state file once all its spans were accepted, a session's
+// mark once all its turns were (checked when the run ends), and the file is
+// saved at most once a second (and at the end), beside delivery.
 import type { Clock } from '../../core/clock.js';
 import { UserError } from '../../core/user-error.js';
-import { saveExportState, type ExportState } from '../../adapters/state/export-state-file.js';
+import {
+  saveExportState,
+  type ExportState,
+  type SessionMark,
+} from '../../adapters/state/export-state-file.js';
+import { inWindow } from './session-marks.js';
 
 /** Least time between two saves of the state file during a run. */
 export const SAVE_EVERY_MS = 1000;
@@ -18,6 +24,8 @@ export class ExportRecorder {
   private saving: Promise<void> | null = null;
   /** A failed periodic save, thrown by the next delivery or at the end. */
   private saveError: unknown = null;
+  /** Marks of the sessions read in this run, kept at the end if every turn of each was delivered. */
+  private readonly proposed = new Map<string, SessionMark>();
 
   constructor(
     private readonly state: ExportState,
@@ -36,6 +44,45 @@ export class ExportRecorder {
   /** Whether the state file holds any turn (a read-only run then compares digests). */
   get holdsTurns(): boolean {
     return Object.keys(this.state.turns).length > 0;
+  }
+
+  /** The digest this turn was delivered with, if any. */
+  recorded(traceId: string): string | undefined {
+    return this.state.turns[traceId];
+  }
+
+  /** The mark of the session whose main file this is, if any. */
+  markOf(mainFile: string): SessionMark | undefined {
+    return this.state.sessions[mainFile];
+  }
+
+  /** Whether any session has a mark (a read-only run then stamps files to compare). */
+  get holdsMarks(): boolean {
+    return Object.keys(this.state.sessions).length > 0;
+  }
+
+  /**
+   * A session read whole in this run: its old mark no longer says what was
+   * read, and this one is kept at the end only if all its turns were delivered.
+   */
+  propose(mainFile: string, mark: SessionMark | null): void {
+    if (this.state.sessions[mainFile] !== undefined) {
+      delete this.state.sessions[mainFile];
+      this.dirty = true;
+    }
+    if (mark !== null) this.proposed.set(mainFile, mark);
+  }
+
+  /** A session whose main file is gone: its mark goes (its delivered turns stay recorded). */
+  forget(mainFile: string): void {
+    if (this.state.sessions[mainFile] === undefined) return;
+    delete this.state.sessions[mainFile];
+    this.dirty = true;
+  }
+
+  /** Main files of the sessions with a mark. */
+  markedSessions(): string[] {
+    return Object.keys(this.state.sessions);
   }
 
   record(traceId: string, digest: string): void {
@@ -71,7 +118,22 @@ export class ExportRecorder {
   async finish(): Promise<void> {
     await this.saving;
     this.throwSaveError();
+    this.keepDeliveredMarks();
     if (this.dirty) await this.write();
+  }
+
+  /** The proposed marks whose every turn in the window is recorded with its digest now. */
+  private keepDeliveredMarks(): void {
+    for (const [mainFile, mark] of this.proposed) {
+      const delivered = mark.turns.every(
+        ([traceId, start, digest]) =>
+          !inWindow(start, mark.since) || this.state.turns[traceId] === digest,
+      );
+      if (!delivered) continue;
+      this.state.sessions[mainFile] = mark;
+      this.dirty = true;
+    }
+    this.proposed.clear();
   }
 
   /** When the run fails: records what was delivered, swallowing save errors (the run's own goes on). */

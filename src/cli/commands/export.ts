@@ -3,6 +3,8 @@ import { terminalText } from '../../core/view/terminal-text.js';
 import type { PrivateFile } from '../../adapters/files/private-file.js';
 import { checkStateDir } from '../../adapters/state/state-dir.js';
 import { runExport, type ExportSummary } from '../../app/export/export.js';
+import { deliveryKey } from '../../app/export/session-marks.js';
+import { ccotelVersion } from '../version.js';
 import { cleanupWarnings } from '../../app/export/cleanup-warning.js';
 import { countingSink } from '../../app/deliver/counting-sink.js';
 import type { SpanSink } from '../../app/deliver/span-sink.js';
@@ -41,7 +43,11 @@ function parseSince(text: string | undefined): number | null {
 function summaryLine(s: ExportSummary, mode: string, verb: string): string {
   const unchanged = s.turnsUnchanged > 0 ? ` (${s.turnsUnchanged} unchanged, skipped)` : '';
   const dupes = s.turnsDuplicate > 0 ? `, ${s.turnsDuplicate} duplicate history` : '';
-  return `${terminalText(mode)}: ${s.sessions} sessions, ${s.turns} turns${unchanged}${dupes}, ${s.spansSent} spans ${verb}, ${s.warnings.length} warnings\n`;
+  const unread =
+    s.filesUnread > 0
+      ? `, ${s.filesUnread} unchanged file${s.filesUnread === 1 ? '' : 's'} not read`
+      : '';
+  return `${terminalText(mode)}: ${s.sessions} sessions, ${s.turns} turns${unchanged}${dupes}${unread}, ${s.spansSent} spans ${verb}, ${s.warnings.length} warnings\n`;
 }
 
 /** Why the run did not deliver everything (one line), or null when it did. */
@@ -202,6 +208,7 @@ function exportWith(
     sink,
     since: parseSince(values.since),
     force: values.force === true,
+    deliveryKey: deliveryKey(settings, prices, ccotelVersion()),
     readOnlyState,
     onNote: (note) => io.stderr(`ccotel: ${terminalText(note)}\n`),
     ...(progress

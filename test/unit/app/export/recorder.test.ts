@@ -3,7 +3,10 @@
 // delivery, and a failing run still records what it delivered.
 import { describe, expect, it } from 'vitest';
 import { ExportRecorder, SAVE_EVERY_MS } from '../../../../src/app/export/recorder.js';
-import type { ExportState } from '../../../../src/adapters/state/export-state-file.js';
+import {
+  emptyExportState,
+  type ExportState,
+} from '../../../../src/adapters/state/export-state-file.js';
 import { UserError } from '../../../../src/core/user-error.js';
 import { manualClock } from '../../../support/manual-clock.js';
 
@@ -11,7 +14,7 @@ import { manualClock } from '../../../support/manual-clock.js';
 function recorderWith(fail: () => boolean = () => false) {
   const clock = manualClock();
   const saves: Record<string, string>[] = [];
-  const state: ExportState = { version: 1, turns: {} };
+  const state: ExportState = emptyExportState();
   const recorder = new ExportRecorder(state, '/state', clock, (s) => {
     if (fail()) return Promise.reject(Object.assign(new Error('disk full'), { code: 'ENOSPC' }));
     saves.push({ ...s.turns });
@@ -85,5 +88,49 @@ describe('ExportRecorder', () => {
     const failing = recorderWith(() => true);
     failing.recorder.record('t1', 'd1');
     await expect(failing.recorder.abandon()).resolves.toBeUndefined();
+  });
+
+  it('keeps a proposed mark at the end only if every turn in its window was recorded with its digest', async () => {
+    const { recorder } = recorderWith();
+    const mark = (turns: [string, number, string][], since: number | null = null) => ({
+      under: 'k',
+      since,
+      files: {},
+      turns,
+      warnings: [],
+      unknownModels: [],
+      lateAgents: 0,
+    });
+    recorder.record('t1', 'd1');
+    recorder.record('t2', 'other');
+    recorder.propose('/all.jsonl', mark([['t1', 5, 'd1']]));
+    recorder.propose(
+      '/changed.jsonl',
+      mark([
+        ['t1', 5, 'd1'],
+        ['t2', 6, 'd2'],
+      ]),
+    );
+    recorder.propose('/missing.jsonl', mark([['t3', 7, 'd3']]));
+    // Before the window: never delivered, not asked for.
+    recorder.propose(
+      '/window.jsonl',
+      mark(
+        [
+          ['t3', 1, 'd3'],
+          ['t1', 5, 'd1'],
+        ],
+        2,
+      ),
+    );
+    expect(recorder.markOf('/all.jsonl')).toBeUndefined();
+    await recorder.finish();
+    expect(recorder.markedSessions().sort()).toEqual(['/all.jsonl', '/window.jsonl']);
+    // Read again and proposed as not whole (a run stopped in it): the old mark goes.
+    recorder.propose('/all.jsonl', null);
+    recorder.forget('/window.jsonl');
+    await recorder.finish();
+    expect(recorder.markedSessions()).toEqual([]);
+    expect(recorder.holdsMarks).toBe(false);
   });
 });

@@ -1,0 +1,74 @@
+// When a re-run may take a session from its mark (export-state-file.ts)
+// instead of reading it: every file as stamped, no file added or gone, the
+// same delivery settings, a window the delivered one covers, and every turn
+// still recorded with the digest it was delivered with. Anything else reads
+// the session whole, as a first run would.
+import type { PriceTable } from '../../core/cost/pricing.js';
+import type { Settings } from '../../core/settings.js';
+import { sha256Hex } from '../../core/spans/ids.js';
+import type { FileStamp } from '../../adapters/files/file-info.js';
+import type { SessionMark } from '../../adapters/state/export-state-file.js';
+
+/**
+ * Digest of what a turn's spans and their request are made from besides the
+ * files: ccotel's version (its conversion), content capture, the resource
+ * and the price table. The endpoint is not in it: the state dir stands for
+ * one destination, as it does for the turn digests.
+ */
+export function deliveryKey(settings: Settings, prices: PriceTable, version: string): string {
+  const resource = Object.entries(settings.resource).sort(([a], [b]) => (a < b ? -1 : 1));
+  const parts = [
+    version,
+    settings.content,
+    settings.maxAttributeBytes,
+    settings.serviceName,
+    resource,
+    prices,
+  ];
+  return sha256Hex(JSON.stringify(parts)).slice(0, 32);
+}
+
+const sameStamp = (a: FileStamp, b: FileStamp): boolean =>
+  a.dev === b.dev &&
+  a.ino === b.ino &&
+  a.size === b.size &&
+  a.mtimeMs === b.mtimeMs &&
+  a.ctimeMs === b.ctimeMs;
+
+/** Whether the files are the ones stamped: the same set, each unchanged. */
+export function sameFiles(
+  stamped: Record<string, FileStamp>,
+  now: Record<string, FileStamp>,
+): boolean {
+  const paths = Object.keys(now);
+  if (paths.length !== Object.keys(stamped).length) return false;
+  return paths.every((p) => {
+    const was = stamped[p];
+    const is = now[p];
+    return was !== undefined && is !== undefined && sameStamp(was, is);
+  });
+}
+
+/** Whether a turn of this start time is in the window of a run with this --since. */
+export const inWindow = (start: number, since: number | null): boolean =>
+  since === null || start >= since;
+
+export interface MarkQuery {
+  /** The session's files as stamped now; null when one could not be stamped. */
+  files: Record<string, FileStamp> | null;
+  under: string;
+  since: number | null;
+  /** The recorded digest of a turn, if any. */
+  recorded: (traceId: string) => string | undefined;
+}
+
+/** Whether the mark stands for what reading the session now would deliver. */
+export function markHolds(mark: SessionMark | undefined, q: MarkQuery): mark is SessionMark {
+  if (mark === undefined || q.files === null || mark.under !== q.under) return false;
+  // A narrower window than the one delivered is covered by it; a wider one is not.
+  if (mark.since !== null && (q.since === null || q.since < mark.since)) return false;
+  if (!sameFiles(mark.files, q.files)) return false;
+  return mark.turns.every(
+    ([traceId, start, digest]) => !inWindow(start, mark.since) || q.recorded(traceId) === digest,
+  );
+}

@@ -1,0 +1,139 @@
+// When a session may be taken from its mark: each condition that must hold,
+// and each change that makes the session read again.
+import { describe, expect, it } from 'vitest';
+import {
+  deliveryKey,
+  markHolds,
+  sameFiles,
+  type MarkQuery,
+} from '../../../../src/app/export/session-marks.js';
+import type { SessionMark } from '../../../../src/adapters/state/export-state-file.js';
+import type { FileStamp } from '../../../../src/adapters/files/file-info.js';
+import { DEFAULTS } from '../../../../src/core/settings.js';
+
+const stamp = (over: Partial<FileStamp> = {}): FileStamp => ({
+  dev: 1,
+  ino: 10,
+  size: 100,
+  mtimeMs: 1000.5,
+  ctimeMs: 1000.5,
+  ...over,
+});
+
+const mark = (over: Partial<SessionMark> = {}): SessionMark => ({
+  under: 'key',
+  since: null,
+  files: { '/p/s.jsonl': stamp(), '/p/s/subagents/agent-a.jsonl': stamp({ ino: 11 }) },
+  turns: [
+    ['t1', 1_000, 'd1'],
+    ['t2', 5_000, 'd2'],
+  ],
+  warnings: [],
+  unknownModels: [],
+  lateAgents: 0,
+  ...over,
+});
+
+const recordedAll: Record<string, string> = { t1: 'd1', t2: 'd2' };
+
+const query = (over: Partial<MarkQuery> = {}): MarkQuery => ({
+  files: { ...mark().files },
+  under: 'key',
+  since: null,
+  recorded: (id) => recordedAll[id],
+  ...over,
+});
+
+describe('markHolds', () => {
+  it('holds for the same files, settings and recorded digests', () => {
+    expect(markHolds(mark(), query())).toBe(true);
+  });
+
+  it('fails without a mark, or without stamps', () => {
+    expect(markHolds(undefined, query())).toBe(false);
+    expect(markHolds(mark(), query({ files: null }))).toBe(false);
+  });
+
+  it.each<[string, Partial<FileStamp>]>([
+    ['grown', { size: 101 }],
+    ['rewritten with the same size', { mtimeMs: 1000.6 }],
+    ['its times set back after a write', { ctimeMs: 2000 }],
+    ['replaced by rename', { ino: 12 }],
+    ['copied to another device', { dev: 2 }],
+  ])('fails for a file %s', (_what, change) => {
+    const files = { ...mark().files, '/p/s.jsonl': stamp(change) };
+    expect(markHolds(mark(), query({ files }))).toBe(false);
+  });
+
+  it('fails for a file added or gone', () => {
+    const files = mark().files;
+    expect(
+      markHolds(mark(), query({ files: { ...files, '/p/s/subagents/agent-b.jsonl': stamp() } })),
+    ).toBe(false);
+    const fewer = Object.fromEntries(Object.entries(files).filter(([p]) => !p.includes('agent-a')));
+    expect(markHolds(mark(), query({ files: fewer }))).toBe(false);
+  });
+
+  it('fails under other delivery settings', () => {
+    expect(markHolds(mark(), query({ under: 'other' }))).toBe(false);
+  });
+
+  it('fails when a turn is recorded with another digest, or not at all', () => {
+    expect(markHolds(mark(), query({ recorded: (id) => (id === 't2' ? 'd2b' : 'd1') }))).toBe(
+      false,
+    );
+    expect(markHolds(mark(), query({ recorded: (id) => (id === 't1' ? 'd1' : undefined) }))).toBe(
+      false,
+    );
+  });
+
+  it('a window delivered from --since covers a later one, not an earlier one or all turns', () => {
+    const since = mark({ since: 3_000 });
+    // t1 (before the window) was never delivered: not asked for.
+    const onlyT2 = query({ recorded: (id) => (id === 't2' ? 'd2' : undefined) });
+    expect(markHolds(since, { ...onlyT2, since: 3_000 })).toBe(true);
+    expect(markHolds(since, { ...onlyT2, since: 4_000 })).toBe(true);
+    expect(markHolds(since, { ...onlyT2, since: 2_000 })).toBe(false);
+    expect(markHolds(since, { ...onlyT2, since: null })).toBe(false);
+    // A mark of all turns covers any window.
+    expect(markHolds(mark(), query({ since: 4_000 }))).toBe(true);
+  });
+});
+
+describe('sameFiles', () => {
+  it('compares the set of paths and every stamp field', () => {
+    expect(sameFiles({}, {})).toBe(true);
+    expect(sameFiles({ a: stamp() }, { b: stamp() })).toBe(false);
+  });
+});
+
+describe('deliveryKey', () => {
+  const prices = { models: [] };
+  const key = (over: Partial<typeof DEFAULTS> = {}, version = '0.1.0', p = prices) =>
+    deliveryKey({ ...DEFAULTS, ...over }, p, version);
+
+  it('changes with what the spans and their resource are made of', () => {
+    const base = key();
+    expect(key({ content: 'full' })).not.toBe(base);
+    expect(key({ maxAttributeBytes: 4096 })).not.toBe(base);
+    expect(key({ serviceName: 'other' })).not.toBe(base);
+    expect(key({ resource: { team: 'a' } })).not.toBe(base);
+    expect(key({}, '0.2.0')).not.toBe(base);
+    expect(key({}, '0.1.0', { models: [{ id: 'm', input: 1, output: 2 }] as never })).not.toBe(
+      base,
+    );
+  });
+
+  it('does not change with how or where they are sent, nor with the order of resource keys', () => {
+    const base = key({ resource: { a: '1', b: '2' } });
+    expect(key({ resource: { b: '2', a: '1' } })).toBe(base);
+    expect(
+      key({
+        resource: { a: '1', b: '2' },
+        endpoint: 'http://elsewhere:4318/v1/traces',
+        maxBatchSpans: 10,
+        protocol: 'http/json',
+      }),
+    ).toBe(base);
+  });
+});
