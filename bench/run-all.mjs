@@ -1,7 +1,7 @@
 // npm run bench -- [flags passed to every benchmark that takes them]
 // Every benchmark, one after another (never two at once: the figures are
 // CPU-bound and the reference machine has two cores): corpus, conversion,
-// export, live latency, memory, start-up. Each prints its table and writes
+// export, re-runs, live latency, memory, start-up. Each prints its table and writes
 // bench/results/<name>.json.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ const steps = [
   ['generate-corpus.mjs', ['--size', '200MB']],
   ['convert-throughput.mjs', ['--runs', '3']],
   ['export-throughput.mjs', []],
+  ['export-rerun.mjs', []],
   ['live-latency.mjs', []],
   ['memory.mjs', []],
   ['startup.mjs', []],

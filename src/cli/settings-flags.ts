@@ -4,7 +4,12 @@ import type { Resource } from '@opentelemetry/resources';
 import { loadConfig, type FlagValues } from '../adapters/config/config-loader.js';
 import { UserError } from '../core/user-error.js';
 import { loadPriceTable } from '../adapters/config/price-file.js';
-import { buildResource, parseKeyValueList } from '../adapters/otlp/resource.js';
+import {
+  buildResource,
+  lazyResource,
+  parseKeyValueList,
+  resourceAttributes,
+} from '../adapters/otlp/resource.js';
 import type { PriceTable } from '../core/cost/pricing.js';
 import { coerce, SettingError, type Settings } from '../core/settings.js';
 
@@ -156,6 +161,14 @@ export async function exportSettings(
 export function resourceOf(settings: Settings): Resource {
   return buildResource({ serviceName: settings.serviceName, attributes: settings.resource });
 }
+
+/** The same resource, built when a span is first sent or written (a run with nothing to send builds none). */
+export const lazyResourceOf = (settings: Settings): (() => Resource) =>
+  lazyResource({ serviceName: settings.serviceName, attributes: settings.resource });
+
+/** The resource's attributes, as the resource would carry them. */
+export const resourceAttributesOf = (settings: Settings): Record<string, string> =>
+  resourceAttributes({ serviceName: settings.serviceName, attributes: settings.resource });
 
 /** What export and watch both start from: the effective settings, prices and resource. */
 export async function exportContext(

@@ -248,6 +248,24 @@ describe('benchmark scripts (smoke)', () => {
     }
   }, 180_000);
 
+  it('export-rerun: a re-run sends nothing, an appended turn sends that turn alone', async () => {
+    const run = await bench('export-rerun.mjs', [
+      '--corpus',
+      join(work, 'corpus', 'projects'),
+      '--runs',
+      '1',
+    ]);
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    const r = result('export-rerun');
+    expect(r.ok).toBe(true);
+    const cases = r.cases as Record<string, Record<string, unknown>>;
+    expect(cases['second export, nothing changed']?.spans).toEqual([0]);
+    const appended = cases['export after one turn appended'];
+    expect(appended?.spans).toEqual(appended?.turnSpans);
+    for (const c of Object.values(cases)) expect(typeof c.seconds).toBe('number');
+    expect(typeof cases['watch restart']?.ratio).toBe('number');
+  }, 180_000);
+
   it('parse-floors: every step reads the same lines the baseline reads', async () => {
     const run = await bench('parse-floors.mjs', [
       '--corpus',

@@ -40,10 +40,25 @@ export interface ResourceSettings {
   attributes: Record<string, string>;
 }
 
+/** The attributes the resource is built from (what it says, without loading the package). */
+export const resourceAttributes = (settings: ResourceSettings): Record<string, string> => ({
+  'host.name': hostname(),
+  ...settings.attributes,
+  'service.name': settings.serviceName,
+});
+
 export function buildResource(settings: ResourceSettings): Resource {
-  return resources().resourceFromAttributes({
-    'host.name': hostname(),
-    ...settings.attributes,
-    'service.name': settings.serviceName,
-  });
+  return resources().resourceFromAttributes(resourceAttributes(settings));
 }
+
+/** A resource, or how to build it when first needed (a run that sends nothing loads no package). */
+export type ResourceSource = Resource | (() => Resource);
+
+/** Builds the resource on first call, the same object after. */
+export function lazyResource(settings: ResourceSettings): () => Resource {
+  let built: Resource | null = null;
+  return () => (built ??= buildResource(settings));
+}
+
+export const resourceOfSource = (source: ResourceSource): Resource =>
+  typeof source === 'function' ? source() : source;

@@ -2,11 +2,11 @@
 // (--out, one request per line), or nowhere (--dry-run: counting-sink.ts).
 // The OTLP sink splits a batch the collector refuses as too large (413) into
 // halves, down to one span, and remembers the size that went through.
-import type { Resource } from '@opentelemetry/resources';
 import type { Settings } from '../../core/settings.js';
 import { contentTypeOf, RequestBuffer } from '../../adapters/otlp/encode.js';
 import { jsonLineOfRanges } from '../../adapters/otlp/json.js';
 import { keepAliveAgent, otlpTransport } from '../../adapters/otlp/http-sender.js';
+import { resourceOfSource, type ResourceSource } from '../../adapters/otlp/resource.js';
 import type { AttemptFailure } from '../../adapters/otlp/transport.js';
 import { UserError } from '../../core/user-error.js';
 import { spanCountOfBatch, type BatchOf, type SinkForm } from './span-batch.js';
@@ -78,7 +78,11 @@ function readPem(path: string | null, what: string): string | undefined {
   return pem;
 }
 
-export function otlpSink(settings: Settings, resource: Resource, retry: RetryPolicy): OtlpSink {
+export function otlpSink(
+  settings: Settings,
+  resource: ResourceSource,
+  retry: RetryPolicy,
+): OtlpSink {
   const post = otlpPoster(settings, retry);
   // Learned from a 413: the largest request size (in spans) worth trying.
   const limit: SizeLimit = { spans: Infinity };
@@ -89,12 +93,16 @@ export function otlpSink(settings: Settings, resource: Resource, retry: RetryPol
     return {
       description,
       form: 'protobuf',
-      send: (batch) => memory.lend((into) => run(requestsOfRanges(batch.ranges, resource, into))),
+      send: (batch) =>
+        memory.lend((into) =>
+          run(requestsOfRanges(batch.ranges, resourceOfSource(resource), into)),
+        ),
     };
   return {
     description,
     form: 'spans',
-    send: (batch) => run(requestsOfSpans(batch.spans, resource, settings.protocol)),
+    send: (batch) =>
+      run(requestsOfSpans(batch.spans, resourceOfSource(resource), settings.protocol)),
   };
 }
 
@@ -146,7 +154,7 @@ class RequestMemory {
 }
 
 /** OTLP/JSON requests, one per line, into a private file that appears whole at close(). */
-export function fileSink(out: PrivateFile, resource: Resource): SinkOf<'json'> {
+export function fileSink(out: PrivateFile, resource: ResourceSource): SinkOf<'json'> {
   return {
     description: out.path,
     form: 'json',
@@ -154,7 +162,7 @@ export function fileSink(out: PrivateFile, resource: Resource): SinkOf<'json'> {
       // Written from the encoder's own buffer, neither decoded into a string nor
       // copied; the write is awaited before the next request is encoded into it
       // (export sends one batch at a time).
-      const line = jsonLineOfRanges(batch.ranges, resource);
+      const line = jsonLineOfRanges(batch.ranges, resourceOfSource(resource));
       await out.append(line);
       return acceptedAll(spanCountOfBatch(batch), line.byteLength - 1);
     },

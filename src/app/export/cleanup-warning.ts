@@ -14,6 +14,7 @@ import {
   statOrNull,
   type SessionFiles,
 } from '../../adapters/files/session-files.js';
+import type { FileStamp } from '../../adapters/files/file-info.js';
 import { readSession } from '../read/read-session.js';
 
 const DAY_MS = 86_400_000;
@@ -27,6 +28,8 @@ export interface CleanupCheckOptions {
   roots: string[];
   /** The sessions under `roots`, when the caller listed them already (export has). */
   listed?: SessionFiles[];
+  /** Main files as the caller stamped them already (export has, before reading them). */
+  stamped?: ReadonlyMap<string, FileStamp>;
   stateDir: string;
   now: number;
 }
@@ -71,13 +74,16 @@ function listSessions(roots: string[]): SessionFiles[] {
  * told by the (dev, ino) of the stat the age needs anyway; a realpath only
  * when two share them, to keep hard links apart as distinct paths.
  */
-function transcriptsOnce(sessions: SessionFiles[]): { files: SessionFiles; mtimeMs: number }[] {
+function transcriptsOnce(
+  sessions: SessionFiles[],
+  stamped: ReadonlyMap<string, FileStamp> | undefined,
+): { files: SessionFiles; mtimeMs: number }[] {
   const out: { files: SessionFiles; mtimeMs: number }[] = [];
   // Keyed by the inode number alone, the device compared within: a
   // `${dev}:${ino}` string per transcript was a third of this loop's own time.
   const kept = new Map<number, { dev: number; files: string[] }[]>();
   for (const s of sessions) {
-    const info = statOrNull(s.mainFile);
+    const info = stamped?.get(s.mainFile) ?? statOrNull(s.mainFile);
     if (info === null) continue;
     const onInode = kept.get(info.ino);
     const same = onInode?.find((k) => k.dev === info.dev)?.files;
@@ -121,7 +127,7 @@ export async function cleanupWarnings(options: CleanupCheckOptions): Promise<str
   let delivered: Set<string> | null = null;
   const atRisk: { id: string; days: number }[] = [];
   const listed = options.listed ?? listSessions(options.roots);
-  for (const { files: s, mtimeMs: mtime } of transcriptsOnce(listed)) {
+  for (const { files: s, mtimeMs: mtime } of transcriptsOnce(listed, options.stamped)) {
     const { days } = periodOfProject(s.projectDir);
     if (mtime >= options.now - (days - CLEANUP_MARGIN_DAYS) * DAY_MS) continue;
     delivered ??= readDeliveredTraceIds(options.stateDir);

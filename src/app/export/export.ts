@@ -19,7 +19,7 @@ import {
   stampSession,
   type SessionFiles,
 } from '../../adapters/files/session-files.js';
-import { fileStampSync } from '../../adapters/files/file-info.js';
+import { fileStampSync, type FileStamp } from '../../adapters/files/file-info.js';
 import type { SessionMark } from '../../adapters/state/export-state-file.js';
 import { markHolds } from './session-marks.js';
 import { systemClock } from '../../adapters/system-clock.js';
@@ -65,6 +65,8 @@ export interface ExportSummary extends DeliveryCounts {
   /** Sessions taken from their marks, and their files, none of them opened. */
   sessionsUnread: number;
   filesUnread: number;
+  /** Main files as stamped before they were read (none when the run compared nothing). */
+  mainStamps: Map<string, FileStamp>;
   warnings: ReadWarning[];
 }
 
@@ -183,6 +185,7 @@ const emptySummary = (listed: SessionFiles[], warnings: ReadWarning[]): ExportSu
   turnsDuplicate: 0,
   sessionsUnread: 0,
   filesUnread: 0,
+  mainStamps: new Map(),
   spansSent: 0,
   spansFailed: 0,
   spansRejected: 0,
@@ -276,6 +279,8 @@ async function readAll<F extends SinkForm>(
   let done = 0;
   for (const files of sessions) {
     const stamps = stamping ? stampSession(files) : null;
+    const mainStamp = stamps?.[files.mainFile];
+    if (mainStamp !== undefined) summary.mainStamps.set(files.mainFile, mainStamp);
     const mark = options.force ? undefined : recorder.markOf(files.mainFile);
     const query = {
       files: stamps,

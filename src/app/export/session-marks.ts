@@ -11,20 +11,19 @@ import type { SessionMark } from '../../adapters/state/export-state-file.js';
 
 /**
  * Digest of what a turn's spans and their request are made from besides the
- * files: ccotel's version (its conversion), content capture, the resource
- * and the price table. The endpoint is not in it: the state dir stands for
- * one destination, as it does for the turn digests.
+ * files: ccotel's version (its conversion), content capture, the resource's
+ * attributes (service.name and host.name among them) and the price table.
+ * The endpoint is not in it: the state dir stands for one destination, as it
+ * does for the turn digests.
  */
-export function deliveryKey(settings: Settings, prices: PriceTable, version: string): string {
-  const resource = Object.entries(settings.resource).sort(([a], [b]) => (a < b ? -1 : 1));
-  const parts = [
-    version,
-    settings.content,
-    settings.maxAttributeBytes,
-    settings.serviceName,
-    resource,
-    prices,
-  ];
+export function deliveryKey(
+  settings: Pick<Settings, 'content' | 'maxAttributeBytes'>,
+  resource: Record<string, string>,
+  prices: PriceTable,
+  version: string,
+): string {
+  const attributes = Object.entries(resource).sort(([a], [b]) => (a < b ? -1 : 1));
+  const parts = [version, settings.content, settings.maxAttributeBytes, attributes, prices];
   return sha256Hex(JSON.stringify(parts)).slice(0, 32);
 }
 

@@ -10,7 +10,13 @@ import { countingSink } from '../../app/deliver/counting-sink.js';
 import type { SpanSink } from '../../app/deliver/span-sink.js';
 import { OutageLog } from '../../app/deliver/outage-log.js';
 import { parseCommandArgs } from '../parse-args.js';
-import { exportSettings, resourceOf, SETTINGS_FLAGS, SETTINGS_HELP } from '../settings-flags.js';
+import {
+  exportSettings,
+  lazyResourceOf,
+  resourceAttributesOf,
+  SETTINGS_FLAGS,
+  SETTINGS_HELP,
+} from '../settings-flags.js';
 import { formatWarnings } from '../format-warnings.js';
 import type { CommandIo } from '../command-io.js';
 import type { PriceTable } from '../../core/cost/pricing.js';
@@ -99,8 +105,8 @@ async function sendingSink(
   outage: OutageLog,
 ): Promise<SpanSink> {
   const { fileSink, otlpSink } = await import('../../app/deliver/span-sink.js');
-  if (outFile !== null) return fileSink(outFile, resourceOf(settings));
-  const sink = otlpSink(settings, resourceOf(settings), {
+  if (outFile !== null) return fileSink(outFile, lazyResourceOf(settings));
+  const sink = otlpSink(settings, lazyResourceOf(settings), {
     maxRetries: 5,
     maxBackoffMs: 5000,
     onRetry: (f, delay) => outage.start(f, delay),
@@ -159,6 +165,7 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
   for (const note of await cleanupWarnings({
     roots,
     listed: summary.listed,
+    stamped: summary.mainStamps,
     stateDir: settings.stateDir ?? '.',
     now: Date.now(),
   }))
@@ -208,7 +215,7 @@ function exportWith(
     sink,
     since: parseSince(values.since),
     force: values.force === true,
-    deliveryKey: deliveryKey(settings, prices, ccotelVersion()),
+    deliveryKey: deliveryKey(settings, resourceAttributesOf(settings), prices, ccotelVersion()),
     readOnlyState,
     onNote: (note) => io.stderr(`ccotel: ${terminalText(note)}\n`),
     ...(progress

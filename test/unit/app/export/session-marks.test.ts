@@ -109,27 +109,32 @@ describe('sameFiles', () => {
 
 describe('deliveryKey', () => {
   const prices = { models: [] };
-  const key = (over: Partial<typeof DEFAULTS> = {}, version = '0.1.0', p = prices) =>
-    deliveryKey({ ...DEFAULTS, ...over }, p, version);
+  const resource: Record<string, string> = { 'service.name': 'claude-code', 'host.name': 'h' };
+  const key = (
+    over: Partial<typeof DEFAULTS> = {},
+    attrs = resource,
+    version = '0.1.0',
+    p = prices,
+  ) => deliveryKey({ ...DEFAULTS, ...over }, attrs, p, version);
 
   it('changes with what the spans and their resource are made of', () => {
     const base = key();
     expect(key({ content: 'full' })).not.toBe(base);
     expect(key({ maxAttributeBytes: 4096 })).not.toBe(base);
-    expect(key({ serviceName: 'other' })).not.toBe(base);
-    expect(key({ resource: { team: 'a' } })).not.toBe(base);
-    expect(key({}, '0.2.0')).not.toBe(base);
-    expect(key({}, '0.1.0', { models: [{ id: 'm', input: 1, output: 2 }] as never })).not.toBe(
-      base,
-    );
+    expect(key({}, { ...resource, 'service.name': 'other' })).not.toBe(base);
+    expect(key({}, { ...resource, 'host.name': 'other' })).not.toBe(base);
+    expect(key({}, { ...resource, team: 'a' })).not.toBe(base);
+    expect(key({}, resource, '0.2.0')).not.toBe(base);
+    expect(
+      key({}, resource, '0.1.0', { models: [{ id: 'm', input: 1, output: 2 }] as never }),
+    ).not.toBe(base);
   });
 
   it('does not change with how or where they are sent, nor with the order of resource keys', () => {
-    const base = key({ resource: { a: '1', b: '2' } });
-    expect(key({ resource: { b: '2', a: '1' } })).toBe(base);
+    const base = key();
+    expect(key({}, { 'host.name': 'h', 'service.name': 'claude-code' })).toBe(base);
     expect(
       key({
-        resource: { a: '1', b: '2' },
         endpoint: 'http://elsewhere:4318/v1/traces',
         maxBatchSpans: 10,
         protocol: 'http/json',
