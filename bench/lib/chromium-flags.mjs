@@ -3,7 +3,9 @@
 // flag added for the tests is the flag the benchmark and the screenshots get.
 // Never a downloaded browser; CI installs the `chromium` package.
 
-export const CHROMIUM = '/usr/bin/chromium';
+// CCOTEL_CHROMIUM names another installed Chromium or Chrome: the GitHub
+// runners (.github/workflows/ci.yml) have Google Chrome, not Debian's package.
+export const CHROMIUM = process.env.CCOTEL_CHROMIUM || '/usr/bin/chromium';
 
 // Without the background-networking flags Chromium keeps dialling out,
 // which this machine's closed network refuses.

@@ -32,10 +32,14 @@ export async function probeContainerRuntime(timeoutMs = 15_000): Promise<Runtime
     return { available: false, reason: 'CCOTEL_SKIP_E2E=1 is set' };
   }
   const attempt = getContainerRuntimeClient().then(
-    (client): RuntimeProbe => ({
-      available: true,
-      reason: `container runtime at ${client.info.containerRuntime.host} (${client.info.containerRuntime.operatingSystem})`,
-    }),
+    (client): RuntimeProbe =>
+      // Docker on a Windows runner runs Windows containers: the pinned images are Linux ones.
+      client.info.containerRuntime.operatingSystemType === 'windows'
+        ? { available: false, reason: 'the container runtime runs Windows containers only' }
+        : {
+            available: true,
+            reason: `container runtime at ${client.info.containerRuntime.host} (${client.info.containerRuntime.operatingSystem})`,
+          },
     (error: unknown): RuntimeProbe => ({
       available: false,
       reason: `no container runtime: ${errorMessage(error)}`,

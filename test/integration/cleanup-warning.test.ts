@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, runBuilt } from '../support/fault-harness.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { ON_WINDOWS, POSIX_CHILD_ENV } from '../support/platform.js';
 
 const HOOK = 'd266fdf5-b6a3-46aa-8627-920959a0109a';
 const COMPACT = '8aa54c1d-5030-4491-be42-e0c416424b8a';
@@ -44,96 +45,106 @@ function session(scenario: string, id: string, ageDays: number): void {
 const warnings = (stderr: string): string[] =>
   stderr.split('\n').filter((l) => l.includes("Claude Code's cleanup"));
 
-beforeAll(() => ensureBuilt(), 120_000);
+describe.skipIf(ON_WINDOWS)(
+  `the cleanup warning, built CLI (${POSIX_CHILD_ENV}: ~/.claude/settings.json under a fake HOME; a symlink)`,
+  () => {
+    beforeAll(() => ensureBuilt(), 120_000);
 
-beforeEach(async () => {
-  base = mkdtempSync(join(tmpdir(), 'ccotel-cleanup-'));
-  env = {
-    PATH: process.env.PATH ?? '',
-    HOME: join(base, 'home'),
-    XDG_STATE_HOME: join(base, 'state'),
-  };
-  receiver = await startOtlpReceiver();
-});
+    beforeEach(async () => {
+      base = mkdtempSync(join(tmpdir(), 'ccotel-cleanup-'));
+      env = {
+        PATH: process.env.PATH ?? '',
+        HOME: join(base, 'home'),
+        XDG_STATE_HOME: join(base, 'state'),
+      };
+      receiver = await startOtlpReceiver();
+    });
 
-afterEach(async () => {
-  await receiver.stop();
-  rmSync(base, { recursive: true, force: true });
-});
+    afterEach(async () => {
+      await receiver.stop();
+      rmSync(base, { recursive: true, force: true });
+    });
 
-describe("warning before Claude Code's cleanup", () => {
-  it('default 30 days: a 28-day-old session not exported is named once; fresh ones are not', async () => {
-    session('hook-stop', HOOK, 28);
-    session('compact-command', COMPACT, 1);
-    session('clear-command', EMPTY, 29);
-    const run = await ccotel(['status']);
-    expect(run.code).toBe(0);
-    expect(warnings(run.stderr)).toEqual([
-      `ccotel: 1 session is within 3 days of Claude Code's cleanup (cleanupPeriodDays 30) and not exported: ${HOOK}; run 'ccotel export' to keep them, or raise cleanupPeriodDays in Claude Code's settings.json`,
-    ]);
-    const dry = await ccotel(['export', '--dry-run']);
-    expect(dry.code).toBe(0);
-    expect(warnings(dry.stderr)).toHaveLength(1);
-  });
+    describe("warning before Claude Code's cleanup", () => {
+      it('default 30 days: a 28-day-old session not exported is named once; fresh ones are not', async () => {
+        session('hook-stop', HOOK, 28);
+        session('compact-command', COMPACT, 1);
+        session('clear-command', EMPTY, 29);
+        const run = await ccotel(['status']);
+        expect(run.code).toBe(0);
+        expect(warnings(run.stderr)).toEqual([
+          `ccotel: 1 session is within 3 days of Claude Code's cleanup (cleanupPeriodDays 30) and not exported: ${HOOK}; run 'ccotel export' to keep them, or raise cleanupPeriodDays in Claude Code's settings.json`,
+        ]);
+        const dry = await ccotel(['export', '--dry-run']);
+        expect(dry.code).toBe(0);
+        expect(warnings(dry.stderr)).toHaveLength(1);
+      });
 
-  it('two sessions at risk: still one line, naming both', async () => {
-    session('hook-stop', HOOK, 27.5);
-    session('compact-command', COMPACT, 40);
-    const run = await ccotel(['status']);
-    const lines = warnings(run.stderr);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`2 sessions are within 3 days`);
-    expect(lines[0]).toContain(`${COMPACT}, ${HOOK}`);
-  });
+      it('two sessions at risk: still one line, naming both', async () => {
+        session('hook-stop', HOOK, 27.5);
+        session('compact-command', COMPACT, 40);
+        const run = await ccotel(['status']);
+        const lines = warnings(run.stderr);
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toContain(`2 sessions are within 3 days`);
+        expect(lines[0]).toContain(`${COMPACT}, ${HOOK}`);
+      });
 
-  it('cleanupPeriodDays from settings.json moves the threshold', async () => {
-    session('hook-stop', HOOK, 28);
-    mkdirSync(claudeDir(), { recursive: true });
-    writeFileSync(join(claudeDir(), 'settings.json'), JSON.stringify({ cleanupPeriodDays: 60 }));
-    expect(warnings((await ccotel(['status'])).stderr)).toEqual([]);
-    session('compact-command', COMPACT, 58);
-    const lines = warnings((await ccotel(['status'])).stderr);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`(cleanupPeriodDays 60) and not exported: ${COMPACT};`);
-  });
+      it('cleanupPeriodDays from settings.json moves the threshold', async () => {
+        session('hook-stop', HOOK, 28);
+        mkdirSync(claudeDir(), { recursive: true });
+        writeFileSync(
+          join(claudeDir(), 'settings.json'),
+          JSON.stringify({ cleanupPeriodDays: 60 }),
+        );
+        expect(warnings((await ccotel(['status'])).stderr)).toEqual([]);
+        session('compact-command', COMPACT, 58);
+        const lines = warnings((await ccotel(['status'])).stderr);
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toContain(`(cleanupPeriodDays 60) and not exported: ${COMPACT};`);
+      });
 
-  it('a settings.json that is not JSON is named, and 30 days apply', async () => {
-    session('hook-stop', HOOK, 28);
-    mkdirSync(claudeDir(), { recursive: true });
-    writeFileSync(join(claudeDir(), 'settings.json'), '{ cleanupPeriodDays: 90 ');
-    const run = await ccotel(['status']);
-    expect(run.stderr).toContain(`settings.json: not valid JSON; cleanupPeriodDays taken as 30`);
-    expect(warnings(run.stderr)[0]).toContain('(cleanupPeriodDays 30)');
-  });
+      it('a settings.json that is not JSON is named, and 30 days apply', async () => {
+        session('hook-stop', HOOK, 28);
+        mkdirSync(claudeDir(), { recursive: true });
+        writeFileSync(join(claudeDir(), 'settings.json'), '{ cleanupPeriodDays: 90 ');
+        const run = await ccotel(['status']);
+        expect(run.stderr).toContain(
+          `settings.json: not valid JSON; cleanupPeriodDays taken as 30`,
+        );
+        expect(warnings(run.stderr)[0]).toContain('(cleanupPeriodDays 30)');
+      });
 
-  it('a transcript reached through two paths (a symlinked dir) is named once; a hard link under another name is its own session', async () => {
-    session('hook-stop', HOOK, 28);
-    const project = join(claudeDir(), 'projects', 'hook-stop');
-    const COPY = '11111111-2222-4333-8444-555555555555';
-    linkSync(join(project, `${HOOK}.jsonl`), join(project, `${COPY}.jsonl`));
-    const alias = join(base, 'alias');
-    symlinkSync(project, alias);
-    const dry = await ccotel(['export', '--dry-run', project, alias]);
-    expect(dry.code, dry.stderr).toBe(0);
-    expect(warnings(dry.stderr)).toEqual([
-      `ccotel: 2 sessions are within 3 days of Claude Code's cleanup (cleanupPeriodDays 30) and not exported: ${COPY}, ${HOOK}; run 'ccotel export' to keep them, or raise cleanupPeriodDays in Claude Code's settings.json`,
-    ]);
-  });
+      it('a transcript reached through two paths (a symlinked dir) is named once; a hard link under another name is its own session', async () => {
+        session('hook-stop', HOOK, 28);
+        const project = join(claudeDir(), 'projects', 'hook-stop');
+        const COPY = '11111111-2222-4333-8444-555555555555';
+        linkSync(join(project, `${HOOK}.jsonl`), join(project, `${COPY}.jsonl`));
+        const alias = join(base, 'alias');
+        symlinkSync(project, alias);
+        const dry = await ccotel(['export', '--dry-run', project, alias]);
+        expect(dry.code, dry.stderr).toBe(0);
+        expect(warnings(dry.stderr)).toEqual([
+          `ccotel: 2 sessions are within 3 days of Claude Code's cleanup (cleanupPeriodDays 30) and not exported: ${COPY}, ${HOOK}; run 'ccotel export' to keep them, or raise cleanupPeriodDays in Claude Code's settings.json`,
+        ]);
+      });
 
-  it('once exported, neither export nor status warns', async () => {
-    session('hook-stop', HOOK, 28);
-    const exported = await ccotel(['export', '--endpoint', receiver.url]);
-    expect(exported.code, exported.stderr).toBe(0);
-    expect(receiver.spans().length).toBeGreaterThan(0);
-    expect(warnings(exported.stderr)).toEqual([]);
-    expect(warnings((await ccotel(['status'])).stderr)).toEqual([]);
-  });
+      it('once exported, neither export nor status warns', async () => {
+        session('hook-stop', HOOK, 28);
+        const exported = await ccotel(['export', '--endpoint', receiver.url]);
+        expect(exported.code, exported.stderr).toBe(0);
+        expect(receiver.spans().length).toBeGreaterThan(0);
+        expect(warnings(exported.stderr)).toEqual([]);
+        expect(warnings((await ccotel(['status'])).stderr)).toEqual([]);
+      });
 
-  it('a daemon that delivered the session counts as delivered', async () => {
-    session('hook-stop', HOOK, 28);
-    const watch = await ccotel(['watch', '--once', '--backfill', '--endpoint', receiver.url]);
-    expect(watch.code, watch.stderr).toBe(0);
-    expect(receiver.spans().length).toBeGreaterThan(0);
-    expect(warnings((await ccotel(['status'])).stderr)).toEqual([]);
-  });
-});
+      it('a daemon that delivered the session counts as delivered', async () => {
+        session('hook-stop', HOOK, 28);
+        const watch = await ccotel(['watch', '--once', '--backfill', '--endpoint', receiver.url]);
+        expect(watch.code, watch.stderr).toBe(0);
+        expect(receiver.spans().length).toBeGreaterThan(0);
+        expect(warnings((await ccotel(['status'])).stderr)).toEqual([]);
+      });
+    });
+  },
+);

@@ -26,6 +26,7 @@ import {
   settingsFor,
   writeLines,
 } from './watch-harness.js';
+import { ON_WINDOWS } from '../support/platform.js';
 
 const scene = sceneForEachTest();
 
@@ -95,45 +96,52 @@ async function stateDirNow(dir: string): Promise<Record<string, unknown>> {
   return out;
 }
 
-describe('ccotel watch --once after done', () => {
-  it('leaves no timer behind: the state dir is not written again, nor re-created once removed', async () => {
-    const active = (await fixtureLines(TOOL_HEAVY)).slice(0, ACTIVE_LINES);
-    const closed = await fixtureLines(SHORT);
-    await writeLines(join(scene.dirs.project, `${sessionIdOf(active)}.jsonl`), active, 0);
-    await writeLines(join(scene.dirs.project, `${sessionIdOf(closed)}.jsonl`), closed, 0);
-    const settings = settingsFor(scene.receiver, scene.dirs);
+describe.skipIf(ON_WINDOWS)(
+  'watch --once, quiet after done (skipped on Windows: fs.watch reports and holds dirs differently there, and watch is not yet checked on Windows)',
+  () => {
+    describe('ccotel watch --once after done', () => {
+      it('leaves no timer behind: the state dir is not written again, nor re-created once removed', async () => {
+        const active = (await fixtureLines(TOOL_HEAVY)).slice(0, ACTIVE_LINES);
+        const closed = await fixtureLines(SHORT);
+        await writeLines(join(scene.dirs.project, `${sessionIdOf(active)}.jsonl`), active, 0);
+        await writeLines(join(scene.dirs.project, `${sessionIdOf(closed)}.jsonl`), closed, 0);
+        const settings = settingsFor(scene.receiver, scene.dirs);
 
-    const { clock, manual, runHeld } = heldClock();
-    // lingerMs 0: delivery goes out without the clock moving; the files were
-    // just written, so on this clock both sessions are in use, not history.
-    const run = await runDaemon(settings, { once: true, backfill: true, clock, lingerMs: 0 });
-    expect(await runHeld(run.daemon.done)).toBe(0);
-    const pendingAtDone = manual.pending;
+        const { clock, manual, runHeld } = heldClock();
+        // lingerMs 0: delivery goes out without the clock moving; the files were
+        // just written, so on this clock both sessions are in use, not history.
+        const run = await runDaemon(settings, { once: true, backfill: true, clock, lingerMs: 0 });
+        expect(await runHeld(run.daemon.done)).toBe(0);
+        const pendingAtDone = manual.pending;
 
-    // The spans: everything export builds, less the open turn --once leaves for its next run.
-    const all = await exportSpans(scene.dirs.projects, settings);
-    const open = new Set(
-      [...all.values()].filter((s) => s.parentSpanId === null && !s.complete).map((s) => s.traceId),
-    );
-    expect(open.size, 'the active session has one open turn').toBe(1);
-    const expected = [...all.values()].filter((s) => !open.has(s.traceId)).map((s) => s.spanId);
-    const got = scene.receiver.spans();
-    expect(differingRepeats(got)).toEqual([]);
-    expect(expected.length).toBeGreaterThan(0);
-    expect(new Set(got.map((s) => s.spanId))).toEqual(new Set(expected));
+        // The spans: everything export builds, less the open turn --once leaves for its next run.
+        const all = await exportSpans(scene.dirs.projects, settings);
+        const open = new Set(
+          [...all.values()]
+            .filter((s) => s.parentSpanId === null && !s.complete)
+            .map((s) => s.traceId),
+        );
+        expect(open.size, 'the active session has one open turn').toBe(1);
+        const expected = [...all.values()].filter((s) => !open.has(s.traceId)).map((s) => s.spanId);
+        const got = scene.receiver.spans();
+        expect(differingRepeats(got)).toEqual([]);
+        expect(expected.length).toBeGreaterThan(0);
+        expect(new Set(got.map((s) => s.spanId))).toEqual(new Set(expected));
 
-    // Past saveSoon's delay: the state files are the ones the final save wrote.
-    const atDone = await stateDirNow(scene.dirs.state);
-    expect(Object.keys(atDone)).toContain('watch-state.json');
-    await manual.advance(SAVE_SOON_MS * 10);
-    await fsRequestsDone();
-    expect(await stateDirNow(scene.dirs.state), 'state dir written after done').toEqual(atDone);
+        // Past saveSoon's delay: the state files are the ones the final save wrote.
+        const atDone = await stateDirNow(scene.dirs.state);
+        expect(Object.keys(atDone)).toContain('watch-state.json');
+        await manual.advance(SAVE_SOON_MS * 10);
+        await fsRequestsDone();
+        expect(await stateDirNow(scene.dirs.state), 'state dir written after done').toEqual(atDone);
 
-    // The caller removes the state dir; past --idle-timeout nothing brings it back.
-    await rm(scene.dirs.state, { recursive: true });
-    await manual.advance(settings.idleTimeoutMs * 2);
-    await fsRequestsDone();
-    expect(existsSync(scene.dirs.state), 'state dir re-created after done').toBe(false);
-    expect(pendingAtDone, 'timers still pending when done resolved').toBe(0);
-  });
-});
+        // The caller removes the state dir; past --idle-timeout nothing brings it back.
+        await rm(scene.dirs.state, { recursive: true });
+        await manual.advance(settings.idleTimeoutMs * 2);
+        await fsRequestsDone();
+        expect(existsSync(scene.dirs.state), 'state dir re-created after done').toBe(false);
+        expect(pendingAtDone, 'timers still pending when done resolved').toBe(0);
+      });
+    });
+  },
+);

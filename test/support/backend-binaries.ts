@@ -53,8 +53,13 @@ function whyMissing(missing: readonly string[], what: string): string {
     : `no Go toolchain on PATH to build ${what} (test/backends/build.sh)`;
 }
 
+/** build.sh is a bash script for Linux and macOS; `bash` on a Windows runner may not be Git's. */
+const NOT_ON_WINDOWS =
+  'not on Windows: test/backends/build.sh is a bash script for Linux and macOS';
+
 /** Where build.sh puts (or put) Jaeger and the Collector the stack tests run. */
 export function probeBackendBinaries(): BinariesProbe {
+  if (process.platform === 'win32') return { available: false, reason: NOT_ON_WINDOWS };
   const dirs = buildDirs();
   if ('error' in dirs) return { available: false, reason: dirs.error };
   const binaries: BackendBinaries = {
@@ -79,6 +84,7 @@ export type GatewayCollectorProbe =
  * probed apart: the stack tests do not wait for, nor skip without, its longer build.
  */
 export function probeGatewayCollector(): GatewayCollectorProbe {
+  if (process.platform === 'win32') return { available: false, reason: NOT_ON_WINDOWS };
   const dirs = buildDirs();
   if ('error' in dirs) return { available: false, reason: dirs.error };
   const binary = join(dirs.gateway, 'otelcol-gateway');

@@ -17,7 +17,7 @@ import {
   type Dirent,
   type Stats,
 } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from '../../core/user-error.js';
 import { fileStampSync, type FileStamp } from './file-info.js';
 import {
@@ -157,14 +157,14 @@ export function subagentFilesSync(
 ): { agents: AgentFile[]; metas: string[] } {
   const agents: AgentFile[] = [];
   const metas: string[] = [];
-  // `prefix` is the dir's path as join() gives it, with a trailing slash.
+  // `prefix` is the dir's path as join() gives it, with a trailing separator.
   const walk = (dir: string, prefix: string, depth: number): void => {
     for (const { name, isDir } of source.list(dir)) {
       const path = prefix + name;
       const agentId = agentIdOfFile(name);
       if (agentId !== null) agents.push({ agentId, file: path });
       else if (agentIdOfMeta(name) !== null) metas.push(path);
-      else if (depth < 3 && isDir && isAgentDirName(name)) walk(path, `${path}/`, depth + 1);
+      else if (depth < 3 && isDir && isAgentDirName(name)) walk(path, childPrefix(path), depth + 1);
     }
   };
   walk(sessionDir, childPrefix(sessionDir), 0);
@@ -257,7 +257,9 @@ export function findSessionsSync(
     if (!name.endsWith('.jsonl'))
       throw new UserError(`not a transcript (.jsonl): ${path}`, 'not-found');
     const inProject = sessionsInProjectSync(dirname(path), undefined, source);
-    const found = inProject.find((s) => s.mainFile === path);
+    // Compared resolved: `./p/s.jsonl`, `p//s.jsonl` or, on Windows, `D:/p/s.jsonl` is the same
+    // transcript, and its sub-agents are found only through its session.
+    const found = inProject.find((s) => resolve(s.mainFile) === resolve(path));
     if (found !== undefined) return [found];
     return [
       {

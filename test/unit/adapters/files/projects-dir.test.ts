@@ -1,14 +1,17 @@
 // Default projects dirs per platform and environment (real dirs in a temp
-// home), and the cwd a Windows-side project dir name encodes.
+// home), and the cwd a Windows-side project dir name encodes. The platform is
+// a parameter, so Linux's and Windows' rules are both checked on every host;
+// the Linux/macOS paths are built with posix.join, as the code builds them.
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   defaultProjectsDirs,
   projectsDirCandidates,
 } from '../../../../src/adapters/files/projects-dir.js';
 import { cwdFromProjectDirName } from '../../../../src/core/transcript/project-dir-name.js';
+import { ON_WINDOWS } from '../../../support/platform.js';
 
 let home: string;
 beforeEach(() => {
@@ -18,8 +21,8 @@ afterEach(() => rmSync(home, { recursive: true, force: true }));
 
 describe('default projects dirs', () => {
   it('Linux/macOS: the XDG dir, then ~/.claude; none existing → both, to be named', () => {
-    const xdg = join(home, '.config', 'claude', 'projects');
-    const dot = join(home, '.claude', 'projects');
+    const xdg = posix.join(home, '.config', 'claude', 'projects');
+    const dot = posix.join(home, '.claude', 'projects');
     expect(projectsDirCandidates({ HOME: home }, 'linux').map((c) => c.path)).toEqual([xdg, dot]);
     expect(defaultProjectsDirs({ HOME: home }, 'linux')).toEqual([xdg, dot]);
     mkdirSync(dot, { recursive: true });
@@ -28,22 +31,24 @@ describe('default projects dirs', () => {
     expect(defaultProjectsDirs({ HOME: home }, 'linux')).toEqual([xdg, dot]);
   });
 
-  it('a symlinked ~/.claude/projects is read once, and said to be the same', () => {
-    const xdg = join(home, '.config', 'claude', 'projects');
-    mkdirSync(xdg, { recursive: true });
-    mkdirSync(join(home, '.claude'));
-    symlinkSync(xdg, join(home, '.claude', 'projects'));
-    expect(defaultProjectsDirs({ HOME: home }, 'linux')).toEqual([xdg]);
-    expect(projectsDirCandidates({ HOME: home }, 'linux')[1]?.sameAs).toBe(xdg);
-  });
+  it.skipIf(ON_WINDOWS)(
+    'a symlinked ~/.claude/projects is read once, and said to be the same (skipped on Windows: symlinks need a privilege there)',
+    () => {
+      const xdg = posix.join(home, '.config', 'claude', 'projects');
+      mkdirSync(xdg, { recursive: true });
+      mkdirSync(posix.join(home, '.claude'));
+      symlinkSync(xdg, posix.join(home, '.claude', 'projects'));
+      expect(defaultProjectsDirs({ HOME: home }, 'linux')).toEqual([xdg]);
+      expect(projectsDirCandidates({ HOME: home }, 'linux')[1]?.sameAs).toBe(xdg);
+    },
+  );
 
   it('$XDG_CONFIG_HOME when absolute; a relative one is ignored, as the XDG spec says', () => {
-    const xdg = join(home, 'cfg');
-    expect(projectsDirCandidates({ HOME: home, XDG_CONFIG_HOME: xdg }, 'linux')[0]?.path).toBe(
-      join(xdg, 'claude', 'projects'),
-    );
-    expect(projectsDirCandidates({ HOME: home, XDG_CONFIG_HOME: 'cfg' }, 'linux')[0]?.path).toBe(
-      join(home, '.config', 'claude', 'projects'),
+    // POSIX paths that need not exist: a Windows host's temp dir is not absolute to posix.
+    const env = { HOME: '/home/jane', XDG_CONFIG_HOME: '/srv/cfg' };
+    expect(projectsDirCandidates(env, 'linux')[0]?.path).toBe('/srv/cfg/claude/projects');
+    expect(projectsDirCandidates({ ...env, XDG_CONFIG_HOME: 'cfg' }, 'linux')[0]?.path).toBe(
+      '/home/jane/.config/claude/projects',
     );
   });
 
@@ -78,6 +83,12 @@ describe('cwd from a project dir name', () => {
     expect(cwdFromProjectDirName('C--Users-jane-code-app')).toBe('C:\\Users\\jane\\code\\app');
     expect(cwdFromProjectDirName('d--work')).toBe('D:\\work');
     expect(cwdFromProjectDirName('C--')).toBe('C:\\');
+  });
+
+  it("reads every '-' after the drive as a separator: D:\\oh-my-posh, named D--oh-my-posh, comes back D:\\oh\\my\\posh", () => {
+    // Claude Code writes each character but a letter or digit as '-', so the name cannot tell.
+    expect(cwdFromProjectDirName('D--oh-my-posh')).toBe('D:\\oh\\my\\posh');
+    expect(cwdFromProjectDirName('D--Users-jane-my-app')).toBe('D:\\Users\\jane\\my\\app');
   });
 
   it('leaves every other name undecoded (POSIX names, random suffixes)', () => {

@@ -94,7 +94,8 @@ describe('session schedule', () => {
 });
 
 describe('event router', () => {
-  const root = '/p';
+  // In the host's form, as the watcher hands roots and paths over (\p on Windows).
+  const root = join('/', 'p');
   const project = join(root, '-home-dev-app');
   const sid = '780c4b16-a510-49fa-b2b2-bbd1c38dbe31';
 

@@ -103,6 +103,15 @@ describe('file paths', () => {
       'NotebookEdit: nb/a.ipynb',
     );
   });
+
+  it("shorten a Windows session's file tools against its D:\\ cwd, keeping its backslashes", () => {
+    const cwd = 'D:\\proj';
+    expect(toolLabel('Read', { file_path: 'D:\\proj\\src\\a.ts' }, cwd)).toBe('Read: src\\a.ts');
+    expect(toolLabel('Edit', { file_path: 'd:\\proj\\src\\a.ts' }, cwd)).toBe('Edit: src\\a.ts');
+    expect(toolLabel('Write', { file_path: 'C:\\Users\\jane\\notes\\todo\\a.md' }, cwd)).toBe(
+      'Write: …\\todo\\a.md',
+    );
+  });
 });
 
 describe('long subjects are collapsed only as far as the label shows', () => {

@@ -1,3 +1,4 @@
+import { sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   agentIdOfFile,
@@ -8,9 +9,11 @@ import {
   sessionIdOfName,
 } from '../../../../src/core/transcript/paths.js';
 
-const ROOT = '/home/u/.claude/projects';
-const P = `${ROOT}/-home-u-app`;
-const KEY = `${P}/s1.jsonl`;
+// Written as POSIX paths and given in the host's form: the code takes them apart with its separator.
+const host = (path: string): string => path.replaceAll('/', sep);
+const ROOT = host('/home/u/.claude/projects');
+const P = host(`${ROOT}/-home-u-app`);
+const KEY = host(`${P}/s1.jsonl`);
 
 describe('file names', () => {
   it('tells agent files from their sidecars and main transcripts', () => {
@@ -31,25 +34,28 @@ describe('file names', () => {
 describe('roleOfPath', () => {
   it('names the part a file of a session plays in it', () => {
     expect(roleOfPath(KEY, KEY)).toEqual({ role: 'main', agentId: null });
-    expect(roleOfPath(`${P}/s1/subagents/agent-a1.jsonl`, KEY)).toEqual({
+    expect(roleOfPath(host(`${P}/s1/subagents/agent-a1.jsonl`), KEY)).toEqual({
       role: 'agent',
       agentId: 'a1',
     });
-    expect(roleOfPath(`${P}/s1/subagents/agent-a1.meta.json`, KEY)).toEqual({
+    expect(roleOfPath(host(`${P}/s1/subagents/agent-a1.meta.json`), KEY)).toEqual({
       role: 'meta',
       agentId: 'a1',
     });
     // A 2.0.x flat agent file beside the main one.
-    expect(roleOfPath(`${P}/agent-3f9c.jsonl`, KEY)).toEqual({ role: 'agent', agentId: '3f9c' });
+    expect(roleOfPath(host(`${P}/agent-3f9c.jsonl`), KEY)).toEqual({
+      role: 'agent',
+      agentId: '3f9c',
+    });
     // Another session's main file read as an agent: keyed by its name.
-    expect(roleOfPath(`${P}/s2.jsonl`, KEY)).toEqual({ role: 'agent', agentId: 's2.jsonl' });
+    expect(roleOfPath(host(`${P}/s2.jsonl`), KEY)).toEqual({ role: 'agent', agentId: 's2.jsonl' });
   });
 
   it('agrees with classifyPath on the agent id of every sub-agent path', () => {
     for (const path of [
-      `${P}/s1/subagents/agent-a1.jsonl`,
-      `${P}/s1/subagents/agent-a1.meta.json`,
-      `${P}/s1/subagents/workflows/wf_9/agent-a2.jsonl`,
+      host(`${P}/s1/subagents/agent-a1.jsonl`),
+      host(`${P}/s1/subagents/agent-a1.meta.json`),
+      host(`${P}/s1/subagents/workflows/wf_9/agent-a2.jsonl`),
     ]) {
       const kind = classifyPath(path, ROOT);
       expect(kind).not.toBeNull();

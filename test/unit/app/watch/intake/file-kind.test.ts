@@ -1,36 +1,41 @@
+import { sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classifyPath } from '../../../../../src/core/transcript/paths.js';
 import { isWatchedPath } from '../../../../../src/app/watch/intake/file-kind.js';
 import { createJsonLogger } from '../../../../../src/adapters/logger.js';
 
-const ROOT = '/home/u/.claude/projects';
-const P = `${ROOT}/-home-u-app`;
+// Written as POSIX paths and given in the host's form: the code takes them apart with its separator.
+const host = (path: string): string => path.replaceAll('/', sep);
+const ROOT = host('/home/u/.claude/projects');
+const P = host(`${ROOT}/-home-u-app`);
 
 describe('classifyPath', () => {
   it('knows every layout', () => {
-    expect(classifyPath(`${P}/s1.jsonl`, ROOT)).toEqual({
+    expect(classifyPath(host(`${P}/s1.jsonl`), ROOT)).toEqual({
       kind: 'main',
-      sessionKey: `${P}/s1.jsonl`,
+      sessionKey: host(`${P}/s1.jsonl`),
       sessionId: 's1',
     });
-    expect(classifyPath(`${P}/agent-3f9c.jsonl`, ROOT)).toEqual({
+    expect(classifyPath(host(`${P}/agent-3f9c.jsonl`), ROOT)).toEqual({
       kind: 'flat-agent',
       projectDir: P,
       agentId: '3f9c',
     });
-    expect(classifyPath(`${P}/s1/subagents/agent-a1.jsonl`, ROOT)).toEqual({
+    expect(classifyPath(host(`${P}/s1/subagents/agent-a1.jsonl`), ROOT)).toEqual({
       kind: 'agent',
-      sessionKey: `${P}/s1.jsonl`,
+      sessionKey: host(`${P}/s1.jsonl`),
       sessionId: 's1',
       agentId: 'a1',
     });
-    expect(classifyPath(`${P}/s1/subagents/agent-a1.meta.json`, ROOT)).toEqual({
+    expect(classifyPath(host(`${P}/s1/subagents/agent-a1.meta.json`), ROOT)).toEqual({
       kind: 'meta',
-      sessionKey: `${P}/s1.jsonl`,
+      sessionKey: host(`${P}/s1.jsonl`),
       sessionId: 's1',
       agentId: 'a1',
     });
-    expect(classifyPath(`${P}/s1/subagents/workflows/wf_9/agent-a2.jsonl`, ROOT)).toMatchObject({
+    expect(
+      classifyPath(host(`${P}/s1/subagents/workflows/wf_9/agent-a2.jsonl`), ROOT),
+    ).toMatchObject({
       kind: 'agent',
       sessionId: 's1',
       agentId: 'a2',
@@ -38,11 +43,11 @@ describe('classifyPath', () => {
   });
 
   it('ignores what is not a transcript', () => {
-    expect(classifyPath(`${P}/sessions-index.json`, ROOT)).toBeNull();
-    expect(classifyPath(`${P}/s1/subagents/workflows/wf_9/journal.jsonl`, ROOT)).toBeNull();
-    expect(classifyPath(`${P}/s1/tool-results/x.jsonl`, ROOT)).toBeNull();
-    expect(isWatchedPath(`${P}/s1/tool-results`, true, ROOT)).toBe(false);
-    expect(isWatchedPath(`${P}/s1/subagents`, true, ROOT)).toBe(true);
+    expect(classifyPath(host(`${P}/sessions-index.json`), ROOT)).toBeNull();
+    expect(classifyPath(host(`${P}/s1/subagents/workflows/wf_9/journal.jsonl`), ROOT)).toBeNull();
+    expect(classifyPath(host(`${P}/s1/tool-results/x.jsonl`), ROOT)).toBeNull();
+    expect(isWatchedPath(host(`${P}/s1/tool-results`), true, ROOT)).toBe(false);
+    expect(isWatchedPath(host(`${P}/s1/subagents`), true, ROOT)).toBe(true);
   });
 });
 
