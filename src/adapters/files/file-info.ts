@@ -99,6 +99,19 @@ export interface FileStamp {
   ctimeMs: number;
 }
 
+/**
+ * A file's stamp as a session's record keeps it, the path relative to the
+ * session's project dir: compact, since a history has thousands of files.
+ */
+export type StampedFile = [
+  path: string,
+  dev: number,
+  ino: number,
+  size: number,
+  mtimeMs: number,
+  ctimeMs: number,
+];
+
 /** The stamp of a regular file; null when it is missing or not one. */
 export function fileStampSync(path: string): FileStamp | null {
   let info;

@@ -17,9 +17,9 @@ import {
   type Dirent,
   type Stats,
 } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { UserError } from '../../core/user-error.js';
-import { fileStampSync, type FileStamp } from './file-info.js';
+import { fileStampSync, type StampedFile } from './file-info.js';
 import {
   agentIdOfFile,
   agentIdOfMeta,
@@ -329,14 +329,19 @@ export function findSessionsByIdPrefix(projectsRoot: string, prefix: string): Se
   return found;
 }
 
-/** Every file of the session as stamped now (fileStampSync); null when one is missing. */
-export function stampSession(files: SessionFiles): Record<string, FileStamp> | null {
+/**
+ * Every file of the session as stamped now, main file first, each path
+ * relative to the project dir (absolute if outside it); null when one is missing.
+ */
+export function stampSession(files: SessionFiles): StampedFile[] | null {
   const paths = [files.mainFile, ...files.agentFiles.map((a) => a.file), ...files.metaFiles];
-  const stamps: Record<string, FileStamp> = {};
+  const base = dirname(files.mainFile) + sep;
+  const stamps: StampedFile[] = [];
   for (const path of paths) {
-    const stamp = fileStampSync(path);
-    if (stamp === null) return null;
-    stamps[path] = stamp;
+    const s = fileStampSync(path);
+    if (s === null) return null;
+    const name = path.startsWith(base) ? path.slice(base.length) : path;
+    stamps.push([name, s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs]);
   }
   return stamps;
 }

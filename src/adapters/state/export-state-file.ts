@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReadWarning } from '../../core/view/waterfall-row.js';
-import type { FileStamp } from '../files/file-info.js';
+import type { StampedFile } from '../files/file-info.js';
 import { readStateFile, writeStateFile } from './state-file.js';
 
 /**
@@ -22,7 +22,7 @@ export interface SessionMark {
   /** The --since of the run that delivered them (ms), or null for all turns. */
   since: number | null;
   /** Every file of the session (main, sub-agents, meta sidecars) as stamped before it was read. */
-  files: Record<string, FileStamp>;
+  files: StampedFile[];
   /**
    * Each turn of the session: [trace id, start time ms, digest]. The mark
    * holds only while the turns record each digest still: a turn another run
@@ -47,15 +47,18 @@ export const exportStatePath = (stateDir: string): string => join(stateDir, 'exp
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const STAMP_KEYS = ['dev', 'ino', 'size', 'mtimeMs', 'ctimeMs'] as const;
+const validStamp = (f: unknown): boolean =>
+  Array.isArray(f) &&
+  f.length === 6 &&
+  typeof f[0] === 'string' &&
+  f.slice(1).every((n) => typeof n === 'number');
 
 function validMark(v: unknown): boolean {
   if (!isObject(v) || typeof v.under !== 'string' || typeof v.lateAgents !== 'number') return false;
   if (v.since !== null && typeof v.since !== 'number') return false;
-  if (!isObject(v.files) || !Array.isArray(v.turns) || !Array.isArray(v.warnings)) return false;
-  if (!Array.isArray(v.unknownModels)) return false;
-  for (const f of Object.values(v.files))
-    if (!isObject(f) || !STAMP_KEYS.every((k) => typeof f[k] === 'number')) return false;
+  if (!Array.isArray(v.files) || !Array.isArray(v.turns) || !Array.isArray(v.warnings))
+    return false;
+  if (!Array.isArray(v.unknownModels) || !v.files.every(validStamp)) return false;
   return v.turns.every(
     (t) =>
       Array.isArray(t) &&

@@ -19,7 +19,7 @@ import {
   stampSession,
   type SessionFiles,
 } from '../../adapters/files/session-files.js';
-import { fileStampSync, type FileStamp } from '../../adapters/files/file-info.js';
+import { fileStampSync, type FileStamp, type StampedFile } from '../../adapters/files/file-info.js';
 import type { SessionMark } from '../../adapters/state/export-state-file.js';
 import { markHolds } from './session-marks.js';
 import { systemClock } from '../../adapters/system-clock.js';
@@ -279,8 +279,8 @@ async function readAll<F extends SinkForm>(
   let done = 0;
   for (const files of sessions) {
     const stamps = stamping ? stampSession(files) : null;
-    const mainStamp = stamps?.[files.mainFile];
-    if (mainStamp !== undefined) summary.mainStamps.set(files.mainFile, mainStamp);
+    const main = stamps?.[0];
+    if (main !== undefined) summary.mainStamps.set(files.mainFile, stampOf(main));
     const mark = options.force ? undefined : recorder.markOf(files.mainFile);
     const query = {
       files: stamps,
@@ -291,7 +291,7 @@ async function readAll<F extends SinkForm>(
     if (markHolds(mark, query)) {
       gate.replay(mark);
       summary.sessionsUnread += 1;
-      summary.filesUnread += Object.keys(mark.files).length;
+      summary.filesUnread += mark.files.length;
       notes(files, mark);
     } else {
       const read = await readOne(files, run, need, gate, heap);
@@ -385,6 +385,14 @@ function sessionNotes(
       );
   };
 }
+
+const stampOf = ([, dev, ino, size, mtimeMs, ctimeMs]: StampedFile): FileStamp => ({
+  dev,
+  ino,
+  size,
+  mtimeMs,
+  ctimeMs,
+});
 
 /** Marks of sessions not listed in this run whose main file is gone (Claude Code deletes old ones). */
 function forgetGone(listed: SessionFiles[], recorder: ExportRecorder): void {

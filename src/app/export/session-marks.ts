@@ -6,7 +6,7 @@
 import type { PriceTable } from '../../core/cost/pricing.js';
 import type { Settings } from '../../core/settings.js';
 import { sha256Hex } from '../../core/spans/ids.js';
-import type { FileStamp } from '../../adapters/files/file-info.js';
+import type { StampedFile } from '../../adapters/files/file-info.js';
 import type { SessionMark } from '../../adapters/state/export-state-file.js';
 
 /**
@@ -27,25 +27,15 @@ export function deliveryKey(
   return sha256Hex(JSON.stringify(parts)).slice(0, 32);
 }
 
-const sameStamp = (a: FileStamp, b: FileStamp): boolean =>
-  a.dev === b.dev &&
-  a.ino === b.ino &&
-  a.size === b.size &&
-  a.mtimeMs === b.mtimeMs &&
-  a.ctimeMs === b.ctimeMs;
-
-/** Whether the files are the ones stamped: the same set, each unchanged. */
-export function sameFiles(
-  stamped: Record<string, FileStamp>,
-  now: Record<string, FileStamp>,
-): boolean {
-  const paths = Object.keys(now);
-  if (paths.length !== Object.keys(stamped).length) return false;
-  return paths.every((p) => {
-    const was = stamped[p];
-    const is = now[p];
-    return was !== undefined && is !== undefined && sameStamp(was, is);
-  });
+/** Whether the files are the ones stamped: the same paths in the same order, each unchanged. */
+export function sameFiles(stamped: readonly StampedFile[], now: readonly StampedFile[]): boolean {
+  if (stamped.length !== now.length) return false;
+  for (let i = 0; i < now.length; i += 1) {
+    const was = stamped[i] as StampedFile;
+    const is = now[i] as StampedFile;
+    for (let k = 0; k < 6; k += 1) if (was[k] !== is[k]) return false;
+  }
+  return true;
 }
 
 /** Whether a turn of this start time is in the window of a run with this --since. */
@@ -54,7 +44,7 @@ export const inWindow = (start: number, since: number | null): boolean =>
 
 export interface MarkQuery {
   /** The session's files as stamped now; null when one could not be stamped. */
-  files: Record<string, FileStamp> | null;
+  files: StampedFile[] | null;
   under: string;
   since: number | null;
   /** The recorded digest of a turn, if any. */

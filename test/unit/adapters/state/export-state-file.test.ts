@@ -21,7 +21,7 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 const mark: SessionMark = {
   under: 'k',
   since: null,
-  files: { '/p/s.jsonl': { dev: 1, ino: 2, size: 3, mtimeMs: 4.5, ctimeMs: 4.5 } },
+  files: [['s.jsonl', 1, 2, 3, 4.5, 4.5]],
   turns: [['t1', 1000, 'd1']],
   warnings: [{ file: '/p/s.jsonl', line: 3, reason: 'malformed JSON' }],
   unknownModels: ['m'],
@@ -54,7 +54,7 @@ describe('export state file', () => {
   });
 
   it('drops a mark of the wrong shape and keeps the rest', async () => {
-    const bad = { ...mark, files: { '/p/s.jsonl': { ino: 2, size: 3 } } };
+    const bad = { ...mark, files: [['s.jsonl', 2, 3]] };
     await writeFile(
       exportStatePath(dir),
       JSON.stringify({ version: 2, turns: {}, sessions: { '/a.jsonl': mark, '/b.jsonl': bad } }),

@@ -95,7 +95,7 @@ describe('ExportRecorder', () => {
     const mark = (turns: [string, number, string][], since: number | null = null) => ({
       under: 'k',
       since,
-      files: {},
+      files: [],
       turns,
       warnings: [],
       unknownModels: [],

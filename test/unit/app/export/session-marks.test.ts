@@ -8,22 +8,23 @@ import {
   type MarkQuery,
 } from '../../../../src/app/export/session-marks.js';
 import type { SessionMark } from '../../../../src/adapters/state/export-state-file.js';
-import type { FileStamp } from '../../../../src/adapters/files/file-info.js';
+import type { StampedFile } from '../../../../src/adapters/files/file-info.js';
 import { DEFAULTS } from '../../../../src/core/settings.js';
 
-const stamp = (over: Partial<FileStamp> = {}): FileStamp => ({
-  dev: 1,
-  ino: 10,
-  size: 100,
-  mtimeMs: 1000.5,
-  ctimeMs: 1000.5,
-  ...over,
-});
+type Stamp = { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number };
+
+const stamp = (path: string, over: Partial<Stamp> = {}): StampedFile => {
+  const s = { dev: 1, ino: 10, size: 100, mtimeMs: 1000.5, ctimeMs: 1000.5, ...over };
+  return [path, s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs];
+};
+
+const MAIN = 's.jsonl';
+const AGENT = 's/subagents/agent-a.jsonl';
 
 const mark = (over: Partial<SessionMark> = {}): SessionMark => ({
   under: 'key',
   since: null,
-  files: { '/p/s.jsonl': stamp(), '/p/s/subagents/agent-a.jsonl': stamp({ ino: 11 }) },
+  files: [stamp(MAIN), stamp(AGENT, { ino: 11 })],
   turns: [
     ['t1', 1_000, 'd1'],
     ['t2', 5_000, 'd2'],
@@ -37,7 +38,7 @@ const mark = (over: Partial<SessionMark> = {}): SessionMark => ({
 const recordedAll: Record<string, string> = { t1: 'd1', t2: 'd2' };
 
 const query = (over: Partial<MarkQuery> = {}): MarkQuery => ({
-  files: { ...mark().files },
+  files: mark().files,
   under: 'key',
   since: null,
   recorded: (id) => recordedAll[id],
@@ -54,24 +55,26 @@ describe('markHolds', () => {
     expect(markHolds(mark(), query({ files: null }))).toBe(false);
   });
 
-  it.each<[string, Partial<FileStamp>]>([
+  it.each<[string, Partial<Stamp>]>([
     ['grown', { size: 101 }],
     ['rewritten with the same size', { mtimeMs: 1000.6 }],
     ['its times set back after a write', { ctimeMs: 2000 }],
     ['replaced by rename', { ino: 12 }],
     ['copied to another device', { dev: 2 }],
   ])('fails for a file %s', (_what, change) => {
-    const files = { ...mark().files, '/p/s.jsonl': stamp(change) };
+    const files = [stamp(MAIN, change), stamp(AGENT, { ino: 11 })];
     expect(markHolds(mark(), query({ files }))).toBe(false);
   });
 
-  it('fails for a file added or gone', () => {
+  it('fails for a file added, gone, or in another place', () => {
     const files = mark().files;
     expect(
-      markHolds(mark(), query({ files: { ...files, '/p/s/subagents/agent-b.jsonl': stamp() } })),
+      markHolds(mark(), query({ files: [...files, stamp('s/subagents/agent-b.jsonl')] })),
     ).toBe(false);
-    const fewer = Object.fromEntries(Object.entries(files).filter(([p]) => !p.includes('agent-a')));
-    expect(markHolds(mark(), query({ files: fewer }))).toBe(false);
+    expect(markHolds(mark(), query({ files: files.slice(0, 1) }))).toBe(false);
+    expect(
+      markHolds(mark(), query({ files: [stamp(MAIN), stamp('other.jsonl', { ino: 11 })] })),
+    ).toBe(false);
   });
 
   it('fails under other delivery settings', () => {
@@ -101,9 +104,10 @@ describe('markHolds', () => {
 });
 
 describe('sameFiles', () => {
-  it('compares the set of paths and every stamp field', () => {
-    expect(sameFiles({}, {})).toBe(true);
-    expect(sameFiles({ a: stamp() }, { b: stamp() })).toBe(false);
+  it('compares the paths in order and every stamp field', () => {
+    expect(sameFiles([], [])).toBe(true);
+    expect(sameFiles([stamp('a')], [stamp('b')])).toBe(false);
+    expect(sameFiles([stamp('a'), stamp('b')], [stamp('b'), stamp('a')])).toBe(false);
   });
 });
 
