@@ -3,8 +3,8 @@
 // receiver (its own process), then the same export again with nothing changed,
 // then again after one session got one more turn; beside them a no-op export
 // (an empty projects dir: start-up alone) and `ccotel watch` start-up (spawn
-// to its "watching" line) on a first start and on a restart over the same
-// history. Ratios are against the first export of the same run. The corpus is
+// to its "watching" line) on a first start (which reads only sessions in use),
+// a restart over the same history, and a restart after one more turn. Ratios are against the first export of the same run. The corpus is
 // copied first (with its file times): the appended turn never touches it.
 import {
   appendFileSync,
@@ -183,6 +183,10 @@ async function oneRun(run) {
     const watchEmpty = await watchStartup(empty, join(work, 'watch-empty-state'), receiver.url);
     const watchFirst = await watchStartup(projects, watchState, receiver.url);
     const watchRestart = await watchStartup(projects, watchState, receiver.url);
+    // And once more after the same session got another turn while the daemon was down.
+    if (!appendTurn(target.file, `${(run + 0x100).toString(16).padStart(8, '0')}`))
+      throw new Error(`no turn to copy in ${target.file}`);
+    const watchAppended = await watchStartup(projects, watchState, receiver.url);
     return {
       noop,
       first,
@@ -193,6 +197,7 @@ async function oneRun(run) {
       watchEmpty,
       watchFirst,
       watchRestart,
+      watchAppended,
     };
   } finally {
     await receiver.stop();
@@ -248,6 +253,13 @@ const cases = {
     seconds: med((r) => r.watchRestart),
     ratio: round(
       med((r) => r.watchRestart / r.watchFirst),
+      3,
+    ),
+  },
+  'watch restart, one turn appended': {
+    seconds: med((r) => r.watchAppended),
+    ratio: round(
+      med((r) => r.watchAppended / r.watchFirst),
       3,
     ),
   },

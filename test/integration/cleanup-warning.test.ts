@@ -148,3 +148,30 @@ describe.skipIf(ON_WINDOWS)(
     });
   },
 );
+
+describe('the cleanup check and export records', () => {
+  it('does not read a session export knows delivered in full, and warns of it without that', async () => {
+    const { cleanupWarnings } = await import('../../src/app/export/cleanup-warning.js');
+    const dir = mkdtempSync(join(tmpdir(), 'ccotel-cleanup-delivered-'));
+    try {
+      const project = join(dir, '.claude', 'projects', 'hook-stop');
+      mkdirSync(project, { recursive: true });
+      const main = join(project, `${HOOK}.jsonl`);
+      cpSync(join('fixtures/real-layout', 'hook-stop', `${HOOK}.jsonl`), main);
+      const when = new Date(Date.now() - 28 * DAY_MS);
+      utimesSync(main, when, when);
+      const check = (delivered?: Set<string>) =>
+        cleanupWarnings({
+          roots: [project],
+          stateDir: join(dir, 'state'),
+          now: Date.now(),
+          ...(delivered === undefined ? {} : { delivered }),
+        });
+      // No state file: its turns are not recorded, so it is at risk.
+      expect(await check()).toHaveLength(1);
+      expect(await check(new Set([main]))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

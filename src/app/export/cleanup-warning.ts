@@ -30,6 +30,8 @@ export interface CleanupCheckOptions {
   listed?: SessionFiles[];
   /** Main files as the caller stamped them already (export has, before reading them). */
   stamped?: ReadonlyMap<string, FileStamp>;
+  /** Main files of sessions the caller knows delivered in full (export's marks): not read. */
+  delivered?: ReadonlySet<string>;
   stateDir: string;
   now: number;
 }
@@ -130,6 +132,7 @@ export async function cleanupWarnings(options: CleanupCheckOptions): Promise<str
   for (const { files: s, mtimeMs: mtime } of transcriptsOnce(listed, options.stamped)) {
     const { days } = periodOfProject(s.projectDir);
     if (mtime >= options.now - (days - CLEANUP_MARGIN_DAYS) * DAY_MS) continue;
+    if (options.delivered?.has(s.mainFile) === true) continue;
     delivered ??= readDeliveredTraceIds(options.stateDir);
     if (await turnsUndelivered(s, delivered)) atRisk.push({ id: s.sessionId, days });
   }

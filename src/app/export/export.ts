@@ -67,6 +67,8 @@ export interface ExportSummary extends DeliveryCounts {
   filesUnread: number;
   /** Main files as stamped before they were read (none when the run compared nothing). */
   mainStamps: Map<string, FileStamp>;
+  /** Main files of the sessions known delivered in full: taken from their marks, or marked now. */
+  deliveredWhole: Set<string>;
   warnings: ReadWarning[];
 }
 
@@ -104,7 +106,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   if (loaded.problem !== null) options.onNote?.(loaded.problem);
   const recorder = new ExportRecorder(loaded.state, stateDir, options.clock ?? systemClock);
   const summary = emptySummary(sessions, listWarnings);
-  const run: ExportRun = { options, sessions, recorder, summary };
+  const run: ExportRun = { options, sessions, recorder, summary, proposed: [] };
   const { sink } = options;
   // One branch per form, each typed by it (a union does not pick a generic's form).
   if (sink.form === 'protobuf') await exportTo(sink, run);
@@ -112,6 +114,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   else if (sink.form === 'spans') await exportTo(sink, run);
   else await exportTo(sink, run);
   await recorder.finish();
+  // Sessions read in this run whose marks were kept: all their turns were delivered.
+  for (const mainFile of run.proposed)
+    if (recorder.markOf(mainFile) !== undefined) summary.deliveredWhole.add(mainFile);
   return summary;
 }
 
@@ -120,6 +125,8 @@ interface ExportRun {
   sessions: SessionFiles[];
   recorder: ExportRecorder;
   summary: ExportSummary;
+  /** Main files of the sessions read whole whose marks were proposed. */
+  proposed: string[];
 }
 
 /** Every session's turns, built in the sink's form, to the sink. */
@@ -186,6 +193,7 @@ const emptySummary = (listed: SessionFiles[], warnings: ReadWarning[]): ExportSu
   sessionsUnread: 0,
   filesUnread: 0,
   mainStamps: new Map(),
+  deliveredWhole: new Set(),
   spansSent: 0,
   spansFailed: 0,
   spansRejected: 0,
@@ -292,10 +300,13 @@ async function readAll<F extends SinkForm>(
       gate.replay(mark);
       summary.sessionsUnread += 1;
       summary.filesUnread += mark.files.length;
+      summary.deliveredWhole.add(files.mainFile);
       notes(files, mark);
     } else {
       const read = await readOne(files, run, need, gate, heap);
       notes(files, read.told);
+      if (!options.readOnlyState && read.turns !== null && stamps !== null)
+        run.proposed.push(files.mainFile);
       if (!options.readOnlyState)
         recorder.propose(
           files.mainFile,

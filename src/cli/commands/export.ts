@@ -166,6 +166,7 @@ export async function runExportCommand(argv: string[], io: CommandIo): Promise<n
     roots,
     listed: summary.listed,
     stamped: summary.mainStamps,
+    delivered: summary.deliveredWhole,
     stateDir: settings.stateDir ?? '.',
     now: Date.now(),
   }))
