@@ -6,6 +6,7 @@ import { parseCommandArgs } from '../parse-args.js';
 import type { CommandIo } from '../command-io.js';
 
 export const SHOW_HELP = `Usage: ccotel show <transcript.jsonl | session-dir | session-id | id-prefix> [options]
+       ccotel show --follow [target] [--once]
 
 Draws one session as a waterfall: an overview with one row per turn (idle gaps
 folded), then each turn on its own time axis, sub-agents nested under the call
@@ -22,6 +23,11 @@ Options:
   --since DATE           only turns that started at or after DATE (ISO date or time)
   --until DATE           only turns that started before DATE (ISO date or time)
   --compact              one line per turn with its slowest calls
+  --follow               follow the running session live (default target: the newest
+                         session of this directory's project, else the newest anywhere);
+                         on a terminal a full-screen view (q quits), else one line per
+                         finished call or turn
+  --once                 with --follow: print what has finished so far, then exit
   --pricing FILE         price table (default: the bundled config/pricing.json)
   --no-color             plain output even on a terminal
   -h, --help             this help
@@ -39,12 +45,17 @@ export async function runShow(argv: string[], io: CommandIo): Promise<number> {
     since: { type: 'string' },
     until: { type: 'string' },
     compact: { type: 'boolean' },
+    follow: { type: 'boolean' },
+    once: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
     io.stdout(SHOW_HELP);
     return 0;
   }
+  if (values.once === true && values.follow !== true)
+    throw new UserError('show: --once goes with --follow', 'usage');
+  if (values.follow === true) return follow(positionals, values, io);
   const target = positionals[0];
   if (target === undefined || positionals.length > 1)
     throw new UserError('show: name exactly one transcript, session dir or session id', 'usage');
@@ -70,6 +81,29 @@ export async function runShow(argv: string[], io: CommandIo): Promise<number> {
   for (const note of result.notes) io.stderr(`ccotel: ${terminalText(note)}\n`);
   io.stdout(result.stdout);
   return 0;
+}
+
+/** `show --follow [target]`: its own module, loaded only when asked for. */
+async function follow(
+  positionals: string[],
+  values: { 'projects-dir'?: string[]; pricing?: string; once?: boolean },
+  io: CommandIo,
+): Promise<number> {
+  if (positionals.length > 1)
+    throw new UserError(
+      'show --follow: name at most one transcript, session dir or session id',
+      'usage',
+    );
+  const { runFollow } = await import('./show-follow.js');
+  return runFollow(
+    {
+      target: positionals[0] ?? null,
+      projectsDirs: values['projects-dir'] ?? defaultProjectsDirs(io.env),
+      pricingFile: values.pricing ?? null,
+      once: values.once === true,
+    },
+    io,
+  );
 }
 
 function positiveInt(text: string | undefined): number | null {

@@ -15,3 +15,6 @@ export function cwdFromProjectDirName(name: string): string | null {
   const path = rest.replace(/-/g, '\\');
   return `${drive.toUpperCase()}:\\${path}`;
 }
+
+/** The project dir name Claude Code gives a cwd: every character but a letter or digit becomes '-'. */
+export const projectDirNameOf = (cwd: string): string => cwd.replace(/[^A-Za-z0-9]/g, '-');
