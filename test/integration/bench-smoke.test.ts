@@ -275,6 +275,24 @@ describe.skipIf(!ON_LINUX)(
         expect(typeof cases['watch restart']?.ratio).toBe('number');
       }, 180_000);
 
+      it('follow-view: start-up, idle CPU and append-to-line latency are measured', async () => {
+        const run = await bench('follow-view.mjs', [
+          '--size',
+          '1MB',
+          '--appends',
+          '3',
+          '--idle',
+          '1',
+        ]);
+        expect(run.code, run.stderr + run.stdout).toBe(0);
+        const r = result('follow');
+        expect(r.startupSeconds).toBeGreaterThan(0);
+        expect(typeof r.idleCpuSeconds).toBe('number');
+        const latency = r.appendToLineMs as { p50: number; p99: number; n: number };
+        expect(latency.n).toBe(3);
+        expect(latency.p99).toBeGreaterThanOrEqual(latency.p50);
+      }, 180_000);
+
       it('parse-floors: every step reads the same lines the baseline reads', async () => {
         const run = await bench('parse-floors.mjs', [
           '--corpus',

@@ -37,6 +37,9 @@ export type FollowEvent =
   | { kind: 'call'; turn: number; row: WaterfallRow; depth: number }
   | { kind: 'turn'; turn: FollowTurn };
 
+/** Every turn over by the end of the read may be folded away (see SessionTail.load). */
+const FOLD_ALL_HISTORY = { skip: Number.MAX_SAFE_INTEGER, baseline: null };
+
 /** Finished turns kept for the view (the oldest are dropped). */
 const KEEP_FINISHED = 50;
 
@@ -91,9 +94,13 @@ export class SessionFollow {
     for (const meta of files.metaFiles) this.tail.addFile(meta);
   }
 
-  /** Reads the files as they are now. */
+  /**
+   * Reads the files as they are now. A long session's turns that are over
+   * are folded away as they are read (the daemon's start-up): it starts from
+   * its recent turns, in bounded memory.
+   */
   async load(): Promise<void> {
-    await this.tail.load({ skip: 0, baseline: null });
+    await this.tail.load(FOLD_ALL_HISTORY);
     this.update();
   }
 
@@ -103,7 +110,7 @@ export class SessionFollow {
     // A file rewritten under us: read the session again (what was told stays told).
     if (typeof outcome === 'object') {
       this.finished.length = 0;
-      await this.tail.load({ skip: 0, baseline: null });
+      await this.tail.load(FOLD_ALL_HISTORY);
     }
     if (outcome !== 'none') this.update();
   }
