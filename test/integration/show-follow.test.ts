@@ -80,8 +80,13 @@ describe.skipIf(ON_WINDOWS || (!TMUX && !TMUX_REQUIRED))(
     });
     const name = `ccotel-follow-${process.pid}`;
     const tmux = (...args: string[]): string => execFileSync('tmux', args, { encoding: 'utf8' });
-    const pane = (): string => tmux('capture-pane', '-p', '-t', name);
-    afterAll(() => spawnSync('tmux', ['kill-session', '-t', name]));
+    const pane = (session = name): string => tmux('capture-pane', '-p', '-t', session);
+    // Each test its own tmux session: a killed one may linger for a moment.
+    const nested = `${name}-nested`;
+    afterAll(() => {
+      spawnSync('tmux', ['kill-session', '-t', name]);
+      spawnSync('tmux', ['kill-session', '-t', nested]);
+    });
 
     it('draws a running call ticking, then done; nests the sub-agent; fits the pane; restores the terminal on q', async () => {
       const file = join(dir, `${SESSION}.jsonl`);
@@ -123,29 +128,28 @@ describe.skipIf(ON_WINDOWS || (!TMUX && !TMUX_REQUIRED))(
     }, 60_000);
 
     it('nests a sub-agent’s calls under it while the turn runs', async () => {
-      const file = join(dir, `nested-${SESSION}.jsonl`.replace('nested-', ''));
+      const file = join(dir, `${SESSION}.jsonl`);
       const probe = readFileSync(FIXTURE, 'utf8').trimEnd().split('\n');
       const { call } = callAndResult(probe, 'Write');
       const lines = shiftedLines(call, 2000);
       rmSync(file, { force: true });
       writeFileSync(file, `${lines.slice(0, call + 1).join('\n')}\n`);
-      spawnSync('tmux', ['kill-session', '-t', name]);
       tmux(
         'new-session',
         '-d',
         '-s',
-        name,
+        nested,
         '-x',
         String(WIDTH),
         '-y',
         '40',
         `node ${CLI} show --follow ${file}`,
       );
-      await waitUntil(() => /Task: Draft beads/.test(pane()), 15_000, 'the agent row');
-      const text = pane();
+      await waitUntil(() => /Task: Draft beads/.test(pane(nested)), 15_000, 'the agent row');
+      const text = pane(nested);
       expect(text).toMatch(/\n {2}✓ Task: Draft beads[^\n]*\n {4}✗ Read/);
       expect(text).toContain('… Write: plan.md');
-      tmux('send-keys', '-t', name, 'C-c');
+      tmux('send-keys', '-t', nested, 'C-c');
     }, 60_000);
   },
 );

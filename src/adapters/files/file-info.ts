@@ -2,7 +2,7 @@
 // write, small files read whole, a file's head, dir listings, a page written.
 // Null (or []) when the file is gone or unreadable: callers decide what that means.
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 
 export interface FileInfo {
   ino: number;
@@ -17,13 +17,14 @@ export async function fileInfo(path: string): Promise<FileInfo | null> {
     : { ino: info.ino, size: info.size, mtimeMs: info.mtimeMs };
 }
 
-/** A small file read whole with the identity it had (a meta sidecar); null if unreadable. */
-export async function readWhole(
-  path: string,
-): Promise<{ ino: number; size: number; text: string } | null> {
-  const info = await fileInfo(path);
+/**
+ * A small file read whole with the identity it had (a meta sidecar); null if
+ * unreadable. Synchronous: a few hundred bytes, read by the thousand at a start-up.
+ */
+export function readWholeSync(path: string): { ino: number; size: number; text: string } | null {
+  const info = fileStampSync(path);
   if (info === null) return null;
-  const text = await readFile(path, 'utf8').catch(() => null);
+  const text = readSmallFileSync(path);
   return text === null ? null : { ino: info.ino, size: info.size, text };
 }
 

@@ -89,7 +89,11 @@ export class SessionFollow {
     private readonly prices: PriceTable,
   ) {
     this.sessionId = files.sessionId;
-    this.tail = new SessionTail(files.mainFile, files.sessionId, { prices, parse: {} });
+    this.tail = new SessionTail(files.mainFile, files.sessionId, {
+      prices,
+      parse: {},
+      passFoldedAgents: true,
+    });
     for (const agent of files.agentFiles) this.tail.addFile(agent.file);
     for (const meta of files.metaFiles) this.tail.addFile(meta);
   }

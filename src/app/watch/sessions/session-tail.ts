@@ -36,7 +36,7 @@ import {
   type FileTailer,
   type TailRead,
 } from '../../../adapters/files/file-tailer.js';
-import { readWhole } from '../../../adapters/files/file-info.js';
+import { readWholeSync } from '../../../adapters/files/file-info.js';
 import type { MalformedLines } from '../state/malformed-lines.js';
 import type { FileRecord } from '../state/watch-state.js';
 
@@ -47,6 +47,13 @@ export interface TailContext {
   parse: ParseOptions;
   /** Told of the malformed lines read (logged once each, counted). */
   malformed?: MalformedLines;
+  /**
+   * At load, pass over (read, not folded in) the agent files spawned by calls
+   * of turns folded away: a view of the recent turns (`show --follow`) has no
+   * use for them, and they would all land in the first turn held. The daemon
+   * keeps them (it places such an agent as export places a late one).
+   */
+  passFoldedAgents?: boolean;
 }
 
 type Role = FileRole;
@@ -159,12 +166,32 @@ export class SessionTail {
       }
       await main.tailer.read(this.readHistory(main, skip));
     }
+    const folded = this.ctx.passFoldedAgents === true ? this.foldedAgentIds() : new Set();
     for (const f of files) {
       if (f.role !== 'agent') continue;
+      // Not opened at all: a tailer is made (from byte 0) only if the file changes.
+      if (f.agentId !== null && folded.has(f.agentId)) continue;
       f.tailer = createFileTailer(f.path);
       await f.tailer.read(this.foldIn(f));
     }
     return { skip, baseline };
+  }
+
+  /** Agents whose spawning call (by meta or progress link) is in no entry held: a folded turn's. */
+  private foldedAgentIds(): Set<string> {
+    const state = this.state;
+    const folded = new Set<string>();
+    if (this.carry.priorTurns.length === 0) return folded;
+    const held = new Set<string>();
+    for (const e of state.entries)
+      if (e.rec.type === 'assistant') for (const use of e.rec.toolUses) held.add(use.id);
+    for (const f of this.files.values()) {
+      if (f.role !== 'agent' || f.agentId === null) continue;
+      const link =
+        state.metas.get(f.agentId)?.toolUseId ?? state.progressLinks.get(f.agentId) ?? null;
+      if (link !== null && !held.has(link)) folded.add(f.agentId);
+    }
+    return folded;
   }
 
   /** Reads what was appended to one file. */
@@ -225,7 +252,8 @@ export class SessionTail {
   }
 
   private async readMeta(f: TrackedFile): Promise<boolean> {
-    const file = await readWhole(f.path);
+    // A few hundred bytes: read at once, not through the thread pool (thousands at a start-up).
+    const file = readWholeSync(f.path);
     if (file === null) return false;
     if (f.seen !== null && f.seen.ino === file.ino && f.seen.size === file.size) return false;
     // A sidecar caught mid-write is read again on its next change event.
