@@ -146,9 +146,31 @@ describe.skipIf(ON_WINDOWS || (!TMUX && !TMUX_REQUIRED))(
         `node ${CLI} show --follow ${file}`,
       );
       await waitUntil(() => /Task: Draft beads/.test(pane(nested)), 15_000, 'the agent row');
-      const text = pane(nested);
-      expect(text).toMatch(/\n {2}✓ Task: Draft beads[^\n]*\n {4}✗ Read/);
-      expect(text).toContain('… Write: plan.md');
+      // A finished agent is one line with its count; `a` opens every agent.
+      expect(pane(nested)).toMatch(/ {2}✓ Task: Draft beads for linting setup \(\+9 calls\)/);
+      expect(pane(nested)).toContain('… Write: plan.md');
+      tmux('send-keys', '-t', nested, 'a');
+      await waitUntil(
+        () => /\n {2}✓ Task: Draft beads[^\n]*\n {4}✗ Read/.test(pane(nested)),
+        5_000,
+        'the agent opened',
+      );
+      // ↑ picks the last call, Enter shows its details.
+      tmux('send-keys', '-t', nested, 'Up');
+      await waitUntil(() => /\n> … Write: plan\.md/.test(pane(nested)), 5_000, 'the pick');
+      tmux('send-keys', '-t', nested, 'Enter');
+      await waitUntil(
+        () => /── Write: plan\.md\n\s*running/.test(pane(nested)),
+        5_000,
+        'the details',
+      );
+      // e: the failed calls only, in their agent.
+      tmux('send-keys', '-t', nested, 'e');
+      await waitUntil(() => /errors only/.test(pane(nested)), 5_000, 'errors only');
+      const errors = pane(nested);
+      expect(errors).toMatch(/✗ Read: …\/projects\/spotter/);
+      expect(errors).not.toContain('Write: plan.md');
+      expect(errors).not.toContain('✓ Bash');
       tmux('send-keys', '-t', nested, 'C-c');
     }, 60_000);
   },

@@ -5,7 +5,13 @@
 import { systemClock } from '../../adapters/system-clock.js';
 import { followSession } from '../../app/show/follow/follow.js';
 import type { FollowSnapshot } from '../../app/show/follow/session-follow.js';
-import { followEventLine, followFrame } from '../../app/show/render/follow-frame.js';
+import {
+  followEventLine,
+  followFrame,
+  INITIAL_VIEW,
+  visibleRows,
+  type FollowViewState,
+} from '../../app/show/render/follow-frame.js';
 import { terminalText } from '../../core/view/terminal-text.js';
 import type { CommandIo } from '../command-io.js';
 
@@ -22,6 +28,29 @@ const HOME = '\x1b[H';
 const CLEAR_LINE_END = '\x1b[K';
 const CLEAR_BELOW = '\x1b[J';
 const CTRL_C = '\x03';
+const UP = '\x1b[A';
+const DOWN = '\x1b[B';
+
+/** What a key does to the view; null for a key that does nothing. */
+export function keyPress(
+  key: string,
+  view: FollowViewState,
+  listed: number,
+): FollowViewState | 'quit' | null {
+  if (key === 'q' || key === CTRL_C) return 'quit';
+  if (key === 'e') return { ...view, errorsOnly: !view.errorsOnly, selected: null, details: false };
+  if (key === 'a') return { ...view, expandAll: !view.expandAll, selected: null, details: false };
+  if (key === '\r' || key === '\n')
+    return view.selected === null ? null : { ...view, details: !view.details };
+  if (key === UP && listed > 0)
+    return { ...view, selected: Math.max(0, (view.selected ?? listed) - 1) };
+  // Past the last row: nothing picked, the latest calls kept in sight again.
+  if (key === DOWN && view.selected !== null)
+    return view.selected + 1 >= listed
+      ? { ...view, selected: null, details: false }
+      : { ...view, selected: view.selected + 1 };
+  return null;
+}
 
 export async function runFollow(args: FollowArgs, io: CommandIo): Promise<number> {
   const tty = io.isTTY && process.stdout.isTTY && process.stdin.isTTY && !args.once;
@@ -48,15 +77,23 @@ async function followLines(args: FollowArgs, io: CommandIo): Promise<number> {
 
 async function followScreen(args: FollowArgs, io: CommandIo): Promise<number> {
   const out = process.stdout;
+  let view = INITIAL_VIEW;
+  let last: FollowSnapshot | null = null;
   const paint = (snapshot: FollowSnapshot): void => {
-    const lines = followFrame(snapshot, Date.now(), out.columns, out.rows);
+    last = snapshot;
+    const lines = followFrame(snapshot, Date.now(), out.columns, out.rows, view);
     out.write(`${HOME}${lines.map((l) => `${l}${CLEAR_LINE_END}`).join('\n')}${CLEAR_BELOW}`);
   };
   let quit: () => void = () => undefined;
   const quitKey = new Promise<void>((resolve) => (quit = resolve));
   const onKey = (data: Buffer): void => {
-    const key = data.toString('utf8');
-    if (key === 'q' || key === CTRL_C) quit();
+    const listed = last?.open == null ? 0 : visibleRows(last.open.rows, view).length;
+    const next = keyPress(data.toString('utf8'), view, listed);
+    if (next === 'quit') quit();
+    else if (next !== null) {
+      view = next;
+      if (last !== null) paint(last);
+    }
   };
   const restore = (): void => {
     process.stdin.off('data', onKey);

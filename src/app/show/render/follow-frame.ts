@@ -67,16 +67,103 @@ export function turnLine(turn: FollowTurn, width: number): string {
   return fitWidth(`  ${facts}  ${prompt(turn.label)}`, width);
 }
 
-function openLines(open: FollowTurn, now: number, width: number, room: number): string[] {
+/** What the keys change: errors only (e), every agent open (a), the row picked (↑/↓), its details (Enter). */
+export interface FollowViewState {
+  errorsOnly: boolean;
+  expandAll: boolean;
+  /** Index into the rows listed (visibleRows), or null: none picked, the latest kept in sight. */
+  selected: number | null;
+  details: boolean;
+}
+
+export const INITIAL_VIEW: FollowViewState = {
+  errorsOnly: false,
+  expandAll: false,
+  selected: null,
+  details: false,
+};
+
+const hasError = (row: WaterfallRow): boolean =>
+  row.status === 'error' || row.children.some(hasError);
+
+/** A listed row: its depth, and for a folded agent how many calls it holds. */
+export interface ListedRow {
+  row: WaterfallRow;
+  depth: number;
+  folded: number;
+}
+
+/**
+ * The open turn's rows as the view lists them: an agent's calls under it
+ * while it runs or when all are expanded, else the agent on one line with
+ * its count; with errors only, the failed calls and the agents that hold one.
+ */
+export function visibleRows(
+  rows: readonly WaterfallRow[],
+  view: FollowViewState,
+  depth = 0,
+): ListedRow[] {
+  const out: ListedRow[] = [];
+  for (const row of rows) {
+    if (view.errorsOnly && !hasError(row)) continue;
+    const open =
+      row.children.length > 0 && (view.expandAll || row.status === 'running' || view.errorsOnly);
+    out.push({
+      row,
+      depth,
+      folded: row.children.length > 0 && !open ? flattenDepth(row.children).length : 0,
+    });
+    if (open) out.push(...visibleRows(row.children, view, depth + 1));
+  }
+  return out;
+}
+
+function listedLine(item: ListedRow, picked: boolean, now: number, width: number): string {
+  const line = rowLine(
+    item.folded > 0
+      ? { ...item.row, label: `${item.row.label} (+${item.folded} calls)` }
+      : item.row,
+    item.depth,
+    now,
+    width,
+  );
+  return picked ? `>${line.slice(1)}` : line;
+}
+
+/** The picked call in full: status, times, tokens, its input and the start of its output. */
+function detailLines(row: WaterfallRow, width: number): string[] {
+  const text = (t: string): string => terminalText(toSingleLine(t));
+  const time = row.endTime === null ? 'running' : formatDuration(row.endTime - row.startTime);
+  const lines = [
+    `── ${text(row.label)}`,
+    `${row.status} · ${time} · ${formatTokens(row.inputTokens)} in / ${formatTokens(row.outputTokens)} out · context ${Math.round(row.contextFillPercent)}%`,
+    `input: ${text(JSON.stringify(row.input))}`,
+    ...(row.output === null ? [] : [`output: ${text(row.output)}`]),
+  ];
+  return lines.map((l) => fitWidth(l, width));
+}
+
+function openLines(
+  open: FollowTurn,
+  now: number,
+  width: number,
+  room: number,
+  view: FollowViewState,
+): string[] {
   const facts = `turn ${open.index} · ${formatDuration(Math.max(0, now - open.startTime))} · ${formatTokens(open.inputTokens)} in / ${formatTokens(open.outputTokens)} out · ${formatCost(open.costUsd)} · context ${Math.round(open.contextFillPercent)}%`;
-  const rows = flattenDepth(open.rows).map(({ row, depth }) => rowLine(row, depth, now, width));
-  // The latest calls are the ones to see: the oldest go first when the screen is short.
-  const shown = rows.length > room - 2 ? rows.slice(rows.length - Math.max(0, room - 3)) : rows;
-  const skipped = rows.length - shown.length;
+  const listed = visibleRows(open.rows, view);
+  const fits = Math.max(1, room - 3);
+  // The latest calls are the ones to see, or the picked one: the rest go when the screen is short.
+  const picked = view.selected === null ? null : Math.min(view.selected, listed.length - 1);
+  const end = picked === null ? listed.length : Math.min(listed.length, Math.max(picked + 1, fits));
+  const start = listed.length > room - 2 ? Math.max(0, end - fits) : 0;
+  const shown = listed
+    .slice(start, listed.length > room - 2 ? end : listed.length)
+    .map((item, i) => listedLine(item, start + i === picked, now, width));
   return [
     fitWidth(facts, width),
     fitWidth(`  ${prompt(open.label)}`, width),
-    ...(skipped > 0 ? [fitWidth(`  (${skipped} earlier calls)`, width)] : []),
+    ...(start > 0 ? [fitWidth(`  (${start} earlier calls)`, width)] : []),
     ...shown,
   ];
 }
@@ -87,6 +174,7 @@ export function followFrame(
   now: number,
   width: number,
   height: number,
+  view: FollowViewState = INITIAL_VIEW,
 ): string[] {
   const w = Math.max(20, width);
   const title = snapshot.header?.title ?? `session ${snapshot.sessionId}`;
@@ -94,19 +182,30 @@ export function followFrame(
     `ccotel · ${terminalText(toSingleLine(title))} · ${stateText(snapshot.status)}`,
     w,
   );
-  const finished = snapshot.finished.slice(-FINISHED_SHOWN).map((t) => turnLine(t, w));
-  const footer = fitWidth('q quit', w);
-  const room = Math.max(3, height - 2 - finished.length - (finished.length > 0 ? 1 : 0) - 1);
+  const listed = snapshot.open === null ? [] : visibleRows(snapshot.open.rows, view);
+  const pickedRow =
+    view.details && view.selected !== null
+      ? listed[Math.min(view.selected, listed.length - 1)]
+      : undefined;
+  const below =
+    pickedRow !== undefined
+      ? detailLines(pickedRow.row, w)
+      : snapshot.finished.length > 0
+        ? [
+            fitWidth('── earlier turns', w),
+            ...snapshot.finished.slice(-FINISHED_SHOWN).map((t) => turnLine(t, w)),
+          ]
+        : [];
+  const footer = fitWidth(
+    `${view.errorsOnly ? 'errors only · ' : ''}q quit · ↑/↓ pick · Enter details · e errors · a agents`,
+    w,
+  );
+  const room = Math.max(3, height - 2 - below.length - 1);
   const body =
     snapshot.open === null
       ? [fitWidth('  waiting for the next prompt', w)]
-      : openLines(snapshot.open, now, w, room);
-  const lines = [
-    top,
-    '',
-    ...body,
-    ...(finished.length > 0 ? [fitWidth('── earlier turns', w), ...finished] : []),
-  ];
+      : openLines(snapshot.open, now, w, room, view);
+  const lines = [top, '', ...body, ...below];
   return [...lines.slice(0, Math.max(1, height - 1)), footer];
 }
 

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import {
   followEventLine,
   followFrame,
+  INITIAL_VIEW,
   stateText,
+  visibleRows,
 } from '../../../../../src/app/show/render/follow-frame.js';
 import { displayWidth } from '../../../../../src/app/show/render/text-width.js';
 import type {
@@ -102,7 +104,7 @@ describe('followFrame', () => {
       expect(line).not.toMatch(/[\x00-\x1f\x7f\u009b\u202a-\u202e\u2066-\u2069]/);
     }
     expect(frame.join('\n')).toMatch(/… Read: src\/a\.ts +running 12s/);
-    expect(frame.at(-1)).toBe('q quit');
+    expect(frame.at(-1)).toBe('q quit · ↑/↓ pick · Enter details · e errors · a agents');
   });
 
   it('keeps the latest calls, says how many earlier ones it left out, and stays within the height', () => {
@@ -121,20 +123,47 @@ describe('followFrame', () => {
     expect(text).toMatch(/turn 0 ✓ 9\.0s · 0 calls/);
   });
 
-  it('nests sub-agent calls under their agent row', () => {
+  it('folds a finished agent to one line, opens it with expand-all, and always while it runs', () => {
     const agent = row('a', 'Task: explore', {
       type: 'agent',
       children: [row('k', 'Grep: foo', { parentAgentId: 'a' })],
     });
+    const draw = (a: WaterfallRow, view = INITIAL_VIEW) =>
+      followFrame(snapshot({ open: turn(0, [a], { endState: 'open' }) }), NOW, 80, 20, view);
+    expect(draw(agent).find((l) => l.includes('Task: explore'))).toMatch(
+      /^ {2}✓ Task: explore \(\+1 calls\)/,
+    );
+    const open = draw(agent, { ...INITIAL_VIEW, expandAll: true });
+    const at = open.findIndex((l) => l.includes('Task: explore'));
+    expect(open[at + 1]).toMatch(/^ {4}✓ Grep: foo/);
+    const running = draw({ ...agent, status: 'running', endTime: null, duration: null });
+    expect(running.some((l) => /^ {4}✓ Grep: foo/.test(l))).toBe(true);
+  });
+
+  it('with errors only lists the failed calls and the agents holding one; a pick shows its details', () => {
+    const failed = row('f', 'Read: gone.ts', {
+      status: 'error',
+      parentAgentId: 'a',
+      output: 'ENOENT',
+    });
+    const agent = row('a', 'Task: explore', {
+      type: 'agent',
+      children: [row('k', 'Grep: foo'), failed],
+    });
+    const rows = [row('b', 'Bash: ls'), agent];
+    const view = { ...INITIAL_VIEW, errorsOnly: true };
+    expect(visibleRows(rows, view).map((r) => r.row.id)).toEqual(['a', 'f']);
     const frame = followFrame(
-      snapshot({ open: turn(0, [agent], { endState: 'open' }) }),
+      snapshot({ open: turn(0, rows, { endState: 'open' }) }),
       NOW,
       80,
       20,
+      { ...view, selected: 1, details: true },
     );
-    const at = frame.findIndex((l) => l.includes('Task: explore'));
-    expect(frame[at]).toMatch(/^ {2}✓ Task/);
-    expect(frame[at + 1]).toMatch(/^ {4}✓ Grep: foo/);
+    expect(frame.some((l) => /^> {3}✗ Read: gone\.ts +1\.0s$/.test(l))).toBe(true);
+    expect(frame).toContain('── Read: gone.ts');
+    expect(frame).toContain('output: ENOENT');
+    expect(frame.at(-1)).toMatch(/^errors only · q quit/);
   });
 
   it('waits for the next prompt when no turn is open', () => {
