@@ -115,6 +115,8 @@ describe.skipIf(ON_WINDOWS || (!TMUX && !TMUX_REQUIRED))(
       // Its answer, then the rest of the session.
       appendFileSync(file, `${lines.slice(call + 1, result + 1).join('\n')}\n`);
       await waitUntil(() => /✓ AskUserQuestion/.test(pane()), 5_000, 'the call to be done');
+      // Done with the duration the transcript gives it (its times were all moved alike).
+      expect(pane()).toMatch(/✓ AskUserQuestion +2m15s\n/);
       appendFileSync(file, `${lines.slice(result + 1).join('\n')}\n`);
       await waitUntil(() => /your turn/.test(pane()), 5_000, 'the state to become your turn');
       const end = pane();
