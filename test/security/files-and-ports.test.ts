@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { exportCorpus } from '../support/export-run.js';
 import { runCcotel } from '../support/run-cli.js';
 import { CLI, ensureBuilt, watchArgv } from '../support/fault-harness.js';
 import { startWatch } from '../../src/app/watch/daemon.js';
@@ -85,34 +86,10 @@ describe.skipIf(ON_WINDOWS)('files and ports (skipped on Windows: POSIX file mod
       const project = join(dir, 'p2', 'proj');
       await cp(SUBAGENT_FIXTURE, project, { recursive: true });
       const state = join(dir, 'p2', 'state');
-      expect(
-        (
-          await runCcotel([
-            'export',
-            '--endpoint',
-            receiver.url,
-            '--state-dir',
-            state,
-            '--quiet',
-            project,
-          ])
-        ).code,
-      ).toBe(0);
+      expect((await exportCorpus(receiver.url, state, project)).code).toBe(0);
       const { writeFile } = await import('node:fs/promises');
       await writeFile(join(state, 'export-state.json'), '{', { mode: 0o600 });
-      expect(
-        (
-          await runCcotel([
-            'export',
-            '--endpoint',
-            receiver.url,
-            '--state-dir',
-            state,
-            '--quiet',
-            project,
-          ])
-        ).code,
-      ).toBe(0);
+      expect((await exportCorpus(receiver.url, state, project)).code).toBe(0);
       for (const [path, mode] of await modes(state)) {
         const isDir = (await stat(path)).isDirectory();
         expect(octal(mode), path).toBe(isDir ? '0700' : '0600');

@@ -11,7 +11,7 @@ import type { WaterfallRow } from '../../../core/view/waterfall-row.js';
 import type { SessionFiles } from '../../../adapters/files/session-files.js';
 import { SessionTail } from '../../watch/sessions/session-tail.js';
 import { viewPart } from '../build-view.js';
-import type { TurnSummary } from '../render/waterfall-view.js';
+import { flattenRows, type TurnSummary } from '../render/waterfall-view.js';
 
 /** A turn as the view draws it (show's summary), with its rows and their counts. */
 export interface FollowTurn extends TurnSummary {
@@ -43,12 +43,6 @@ const FOLD_ALL_HISTORY = { skip: Number.MAX_SAFE_INTEGER, baseline: null };
 /** Finished turns kept for the view (the oldest are dropped). */
 const KEEP_FINISHED = 50;
 
-export const flattenDepth = (
-  rows: readonly WaterfallRow[],
-  depth = 0,
-): { row: WaterfallRow; depth: number }[] =>
-  rows.flatMap((row) => [{ row, depth }, ...flattenDepth(row.children, depth + 1)]);
-
 /** The model's turns as show builds them (viewPart): the same rows, costs and tokens. */
 function turnsOf(model: SessionModel, prices: PriceTable, firstTurn: number): FollowTurn[] {
   const part = viewPart(model, prices, firstTurn);
@@ -57,7 +51,7 @@ function turnsOf(model: SessionModel, prices: PriceTable, firstTurn: number): Fo
     const rows = t.rowIds
       .map((id) => byId.get(id))
       .filter((r): r is WaterfallRow => r !== undefined);
-    const flat = flattenDepth(rows);
+    const flat = flattenRows(rows);
     const main = rows.filter((r) => r.parentAgentId === null);
     return {
       ...t,
@@ -153,7 +147,7 @@ export class SessionFollow {
     // The turns cut away are carried in the model without their records: not its own.
     const turns = turnsOf(model, this.prices, this.tail.carry.priorTurns.length);
     for (const turn of turns) {
-      for (const { row, depth } of flattenDepth(turn.rows)) {
+      for (const { row, depth } of flattenRows(turn.rows)) {
         if (row.status === 'running' || this.toldCalls.has(row.id)) continue;
         this.toldCalls.add(row.id);
         this.pending.push({ kind: 'call', turn: turn.index, row, depth });

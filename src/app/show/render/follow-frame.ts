@@ -8,13 +8,18 @@ import { terminalText } from '../../../core/view/terminal-text.js';
 import type { WaterfallRow } from '../../../core/view/waterfall-row.js';
 import type { StatusSnapshot } from '../../../core/session/live-status.js';
 import {
-  flattenDepth,
   type FollowEvent,
   type FollowSnapshot,
   type FollowTurn,
 } from '../follow/session-follow.js';
 import { fitWidth, padWidth } from './text-width.js';
-import { formatCost, formatDuration, formatTokens, toSingleLine } from './waterfall-view.js';
+import {
+  flattenRows,
+  formatCost,
+  formatDuration,
+  formatTokens,
+  toSingleLine,
+} from './waterfall-view.js';
 
 /** Finished turns drawn below the open one, at most. */
 const FINISHED_SHOWN = 5;
@@ -111,7 +116,7 @@ export function visibleRows(
     out.push({
       row,
       depth,
-      folded: row.children.length > 0 && !open ? flattenDepth(row.children).length : 0,
+      folded: row.children.length > 0 && !open ? flattenRows(row.children).length : 0,
     });
     if (open) out.push(...visibleRows(row.children, view, depth + 1));
   }
