@@ -15,6 +15,7 @@ import { coerce, SettingError, type Settings } from '../core/settings.js';
 
 export const SETTINGS_FLAGS = {
   endpoint: { type: 'string' },
+  'logs-endpoint': { type: 'string' },
   protocol: { type: 'string' },
   header: { type: 'string', multiple: true },
   compression: { type: 'string' },
@@ -22,6 +23,7 @@ export const SETTINGS_FLAGS = {
   'service-name': { type: 'string' },
   resource: { type: 'string', multiple: true },
   content: { type: 'string' },
+  schema: { type: 'string' },
   'max-attribute-bytes': { type: 'string' },
   'state-dir': { type: 'string' },
   'projects-dir': { type: 'string', multiple: true },
@@ -37,6 +39,8 @@ export const SETTINGS_FLAGS = {
 
 export const SETTINGS_HELP = `Export options (flags override the environment, which overrides the config file):
   --endpoint URL           OTLP/HTTP endpoint (default http://localhost:4318; /v1/traces is appended)
+  --logs-endpoint URL      where events go with --schema claude-code (default: /v1/logs beside
+                           the traces URL; OTEL_EXPORTER_OTLP_LOGS_ENDPOINT)
   --protocol P             http/protobuf (default) or http/json
   --header K=V             extra request header, repeatable (OTEL_EXPORTER_OTLP_HEADERS)
   --compression C          gzip or none
@@ -45,6 +49,8 @@ export const SETTINGS_HELP = `Export options (flags override the environment, wh
   --service-name NAME      service.name (default claude-code; OTEL_SERVICE_NAME)
   --resource K=V           resource attribute, repeatable (OTEL_RESOURCE_ATTRIBUTES)
   --content MODE           none | labels (default) | full; secrets are scrubbed in every mode
+  --schema S               genai (default: GenAI conventions) or claude-code (Claude Code's own
+                           span names, plus its events as OTLP log records; CCOTEL_SCHEMA)
   --max-attribute-bytes N  cap for content attributes in full mode (default 2048)
   --max-batch-spans N      spans per request (default 512; CCOTEL_MAX_BATCH_SPANS); halved on HTTP 413
   --state-dir DIR          where state is kept (default $XDG_STATE_HOME/ccotel)
@@ -117,6 +123,7 @@ export function settingsFromFlags(values: Values): {
     flags[key] = v;
   };
   put('endpoint', values.endpoint);
+  put('logsEndpoint', values['logs-endpoint']);
   put('protocol', values.protocol);
   if (values.header !== undefined)
     flags.headers = Object.assign(
@@ -132,6 +139,7 @@ export function settingsFromFlags(values: Values): {
       ...values.resource.map((r) => parseKeyValueList(r, '--resource')),
     );
   put('content', values.content);
+  put('schema', values.schema);
   put('maxAttributeBytes', values['max-attribute-bytes']);
   put('stateDir', values['state-dir']);
   put('projectsDirs', values['projects-dir']);
@@ -159,16 +167,28 @@ export async function exportSettings(
 
 /** The resource of every span sent or written under these settings. */
 export function resourceOf(settings: Settings): Resource {
-  return buildResource({ serviceName: settings.serviceName, attributes: settings.resource });
+  return buildResource(resourceSettingsOf(settings));
 }
 
 /** The same resource, built when a span is first sent or written (a run with nothing to send builds none). */
 export const lazyResourceOf = (settings: Settings): (() => Resource) =>
-  lazyResource({ serviceName: settings.serviceName, attributes: settings.resource });
+  lazyResource(resourceSettingsOf(settings));
 
 /** The resource's attributes, as the resource would carry them. */
 export const resourceAttributesOf = (settings: Settings): Record<string, string> =>
-  resourceAttributes({ serviceName: settings.serviceName, attributes: settings.resource });
+  resourceAttributes(resourceSettingsOf(settings));
+
+/**
+ * Claude Code's schema marks what ccotel sends (telemetry.source), so a team
+ * that also runs Claude Code's own telemetry can tell the two apart.
+ */
+function resourceSettingsOf(settings: Settings) {
+  const attributes =
+    settings.schema === 'claude-code'
+      ? { ...settings.resource, 'telemetry.source': 'ccotel' }
+      : settings.resource;
+  return { serviceName: settings.serviceName, attributes };
+}
 
 /** What export and watch both start from: the effective settings, prices and resource. */
 export async function exportContext(

@@ -1,7 +1,7 @@
 // ccotel's settings, where each can come from, and validation of a config file.
 // Precedence: flag > environment > config file > default. Pure: the loader
 // (adapters/config-loader.ts) gathers the raw inputs.
-import type { ContentMode } from './spans/data.js';
+import type { ContentMode, SpanSchema } from './spans/data.js';
 
 export type Protocol = 'http/protobuf' | 'http/json';
 export type Source = 'flag' | 'env' | 'file' | 'default';
@@ -9,6 +9,8 @@ export type Source = 'flag' | 'env' | 'file' | 'default';
 export interface Settings {
   /** Full traces URL (…/v1/traces). */
   endpoint: string;
+  /** Full logs URL for events (Claude Code's schema); null: …/v1/logs beside the traces URL. */
+  logsEndpoint: string | null;
   protocol: Protocol;
   headers: Record<string, string>;
   compression: 'gzip' | 'none';
@@ -19,6 +21,8 @@ export interface Settings {
   serviceName: string;
   resource: Record<string, string>;
   content: ContentMode;
+  /** The names and keys spans (and, for claude-code, events) are sent in. */
+  schema: SpanSchema;
   maxAttributeBytes: number;
   /** Spans per OTLP request (a collector answering 413 gets halves of it). */
   maxBatchSpans: number;
@@ -35,6 +39,7 @@ export const DEFAULT_ENDPOINT = 'http://localhost:4318/v1/traces';
 
 export const DEFAULTS: Settings = {
   endpoint: DEFAULT_ENDPOINT,
+  logsEndpoint: null,
   protocol: 'http/protobuf',
   headers: {},
   compression: 'none',
@@ -45,6 +50,7 @@ export const DEFAULTS: Settings = {
   serviceName: 'claude-code',
   resource: {},
   content: 'labels',
+  schema: 'genai',
   maxAttributeBytes: 2048,
   maxBatchSpans: 512,
   stateDir: null,
@@ -108,6 +114,8 @@ export function coerce<K extends keyof Settings>(key: K, raw: unknown): Settings
     switch (key) {
       case 'endpoint':
         return tracesUrl(checkUrl(key, text()));
+      case 'logsEndpoint':
+        return checkUrl(key, text());
       case 'protocol':
         if (raw === 'grpc') fail('grpc is not supported; use http/protobuf (port 4318)');
         return oneOf(['http/protobuf', 'http/json'] as const);
@@ -115,6 +123,8 @@ export function coerce<K extends keyof Settings>(key: K, raw: unknown): Settings
         return oneOf(['gzip', 'none'] as const);
       case 'content':
         return oneOf(['none', 'labels', 'full'] as const);
+      case 'schema':
+        return oneOf(['genai', 'claude-code'] as const);
       case 'logLevel':
         return oneOf(['debug', 'info', 'warn', 'error'] as const);
       case 'timeoutMs':

@@ -1,5 +1,5 @@
-// Decodes OTLP/HTTP trace export bodies (protobuf or OTLP/JSON, optionally
-// gzip) into one normalized span shape, so every test asserts against the
+// Decodes OTLP/HTTP trace and logs export bodies (protobuf or OTLP/JSON,
+// optionally gzip) into one normalized span (or log record) shape, so every test asserts against the
 // same structure whatever encoding the exporter chose.
 //
 // Protobuf is decoded with the vendored schema in ./otlp-proto via protobufjs,
@@ -46,6 +46,7 @@ function otlpRoot(): protobuf.Root {
   // Upstream import paths are relative to the repo root of opentelemetry-proto.
   r.resolvePath = (_origin, target) => path.join(PROTO_DIR, target);
   r.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
+  r.loadSync('opentelemetry/proto/collector/logs/v1/logs_service.proto');
   r.resolveAll();
   root = r;
   return r;
@@ -83,7 +84,6 @@ export function decodeJsonTraces(text: string): DecodedSpan[] {
   return normalize(JSON.parse(text) as unknown, (v) => str(v).toLowerCase());
 }
 
-/** The body of a full-success ExportTraceServiceResponse in the given encoding. */
 /** An ExportTraceServiceResponse; with `partial`, its partial_success (rejected spans, message). */
 export function encodeExportResponse(
   encoding: OtlpEncoding,
@@ -229,4 +229,83 @@ function list(v: unknown): unknown[] {
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
+}
+
+// ---- logs ----
+
+export interface DecodedLogRecord {
+  timeUnixNano: bigint;
+  observedTimeUnixNano: bigint;
+  severityNumber: number;
+  body: AttrValue;
+  attributes: Attributes;
+  traceId: string;
+  spanId: string;
+  flags: number;
+  resource: Attributes;
+  scope: { name: string; version: string };
+}
+
+const LOGS_PKG = 'opentelemetry.proto.collector.logs.v1';
+
+/** Decodes one ExportLogsServiceRequest body. Throws on malformed input. */
+export function decodeOtlpLogsRequest(
+  body: Uint8Array,
+  encoding: OtlpEncoding,
+  contentEncoding?: string,
+): DecodedLogRecord[] {
+  const raw = contentEncoding?.trim().toLowerCase() === 'gzip' ? gunzipSync(body) : body;
+  if (encoding === 'json')
+    return normalizeLogs(JSON.parse(Buffer.from(raw).toString('utf8')) as unknown, (v) =>
+      str(v).toLowerCase(),
+    );
+  const type = otlpRoot().lookupType(`${LOGS_PKG}.ExportLogsServiceRequest`);
+  const obj = type.toObject(type.decode(raw), { longs: String, bytes: String, enums: Number });
+  return normalizeLogs(obj, base64ToHex);
+}
+
+/** An ExportLogsServiceResponse; with `partial`, its partial_success. */
+export function encodeLogsResponse(
+  encoding: OtlpEncoding,
+  partial?: { rejectedLogRecords: number; errorMessage: string },
+): Buffer {
+  if (encoding === 'json')
+    return Buffer.from(
+      partial === undefined
+        ? '{}'
+        : JSON.stringify({
+            partialSuccess: {
+              rejectedLogRecords: String(partial.rejectedLogRecords),
+              errorMessage: partial.errorMessage,
+            },
+          }),
+    );
+  const type = otlpRoot().lookupType(`${LOGS_PKG}.ExportLogsServiceResponse`);
+  const message = partial === undefined ? {} : { partialSuccess: partial };
+  return Buffer.from(type.encode(type.create(message)).finish());
+}
+
+function normalizeLogs(req: unknown, id: (v: unknown) => string): DecodedLogRecord[] {
+  const out: DecodedLogRecord[] = [];
+  for (const rl of list(obj(req).resourceLogs)) {
+    const resource = attrs(obj(obj(rl).resource).attributes);
+    for (const sl of list(obj(rl).scopeLogs)) {
+      const sc = obj(obj(sl).scope);
+      const scope = { name: str(sc.name), version: str(sc.version) };
+      for (const r of list(obj(sl).logRecords).map(obj))
+        out.push({
+          timeUnixNano: nanos(r.timeUnixNano),
+          observedTimeUnixNano: nanos(r.observedTimeUnixNano),
+          severityNumber: Number(r.severityNumber ?? 0),
+          body: anyValue(r.body, 'body'),
+          attributes: attrs(r.attributes),
+          traceId: id(r.traceId),
+          spanId: id(r.spanId),
+          flags: Number(r.flags ?? 0),
+          resource,
+          scope,
+        });
+    }
+  }
+  return out;
 }

@@ -7,8 +7,14 @@
 import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { decodeOtlpRequest, encodeExportResponse, encodingOf } from './otlp-decode.js';
-import type { DecodedSpan, OtlpEncoding } from './otlp-decode.js';
+import {
+  decodeOtlpLogsRequest,
+  decodeOtlpRequest,
+  encodeExportResponse,
+  encodeLogsResponse,
+  encodingOf,
+} from './otlp-decode.js';
+import type { DecodedLogRecord, DecodedSpan, OtlpEncoding } from './otlp-decode.js';
 
 /** One scripted answer, consumed by one well-formed POST /v1/traces. */
 export type Scripted =
@@ -42,6 +48,10 @@ export interface OtlpReceiver {
   readonly url: string; // http://127.0.0.1:<port>; exporters append /v1/traces
   readonly port: number;
   spans(): DecodedSpan[]; // only spans from requests answered 2xx, in answer order
+  /** Log records of POST /v1/logs requests answered 2xx, in answer order. */
+  logs(): DecodedLogRecord[];
+  /** How /v1/logs answers: accept, reject `n` of each request (partial_success), or fail with a status. */
+  setLogsMode(mode: LogsMode): void;
   requests(): ReceivedRequest[];
   onSpans(cb: (spans: DecodedSpan[]) => void): () => void; // returns unsubscribe
   waitForSpans(n: number, timeoutMs: number): Promise<DecodedSpan[]>;
@@ -55,9 +65,14 @@ export interface OtlpReceiver {
 }
 
 const TRACES_PATH = '/v1/traces';
+const LOGS_PATH = '/v1/logs';
+
+export type LogsMode = 'accept' | { rejectRecords: number; message: string } | { status: number };
 
 export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<OtlpReceiver> {
   const accepted: DecodedSpan[] = [];
+  const acceptedLogs: DecodedLogRecord[] = [];
+  let logsMode: LogsMode = 'accept';
   const received: ReceivedRequest[] = [];
   const listeners = new Set<(spans: DecodedSpan[]) => void>();
   const queue: Scripted[] = [];
@@ -83,6 +98,7 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0] ?? '';
+    if (req.method === 'POST' && path === LOGS_PATH) return handleLogs(req, res);
     if (req.method !== 'POST' || path !== TRACES_PATH) {
       req.resume();
       return reply(res, 404, 'text/plain', Buffer.from('not found'));
@@ -153,6 +169,30 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     reply(res, answer.status, 'text/plain', Buffer.alloc(0));
   }
 
+  async function handleLogs(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const encoding = encodingOf(req.headers['content-type']);
+    const contentEncoding = (req.headers['content-encoding'] ?? '').toLowerCase();
+    const body = await readBody(req);
+    if (!encoding) return reply(res, 415, 'text/plain', Buffer.from('unsupported'));
+    let records: DecodedLogRecord[];
+    try {
+      records = decodeOtlpLogsRequest(body, encoding, contentEncoding);
+    } catch (err) {
+      return reply(res, 400, 'text/plain', Buffer.from(`cannot decode: ${String(err)}`));
+    }
+    const mode = logsMode;
+    if (mode !== 'accept' && 'status' in mode)
+      return reply(res, mode.status, 'text/plain', Buffer.alloc(0));
+    if (mode === 'accept') {
+      acceptedLogs.push(...records);
+      return reply(res, 200, contentTypeFor(encoding), encodeLogsResponse(encoding));
+    }
+    const n = Math.min(records.length, mode.rejectRecords);
+    acceptedLogs.push(...records.slice(0, records.length - n));
+    const partial = n > 0 ? { rejectedLogRecords: n, errorMessage: mode.message } : undefined;
+    return reply(res, 200, contentTypeFor(encoding), encodeLogsResponse(encoding, partial));
+  }
+
   function accept(
     record: ReceivedRequest,
     res: http.ServerResponse,
@@ -186,6 +226,10 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     url: `http://127.0.0.1:${port}`,
     port,
     spans: () => [...accepted],
+    logs: () => [...acceptedLogs],
+    setLogsMode(m) {
+      logsMode = m;
+    },
     requests: () => [...received],
     onSpans(cb) {
       listeners.add(cb);

@@ -126,6 +126,8 @@ function fromEnv(env: NodeJS.ProcessEnv): FlagValues {
   if (env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === 'true')
     out.content = 'full';
   else set('content', env.CCOTEL_CONTENT);
+  set('schema', env.CCOTEL_SCHEMA);
+  set('logsEndpoint', env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT);
   if (first(env.CLAUDE_CONFIG_DIR) !== undefined) out.projectsDirs = defaultProjectsDirs(env);
   return out;
 }
@@ -140,6 +142,8 @@ const ENV_NAMES: Partial<Record<keyof Settings, string[]>> = {
   stateDir: ['CCOTEL_STATE_DIR'],
   logLevel: ['CCOTEL_LOG_LEVEL'],
   content: ['CCOTEL_CONTENT'],
+  schema: ['CCOTEL_SCHEMA'],
+  logsEndpoint: ['OTEL_EXPORTER_OTLP_LOGS_ENDPOINT'],
 };
 
 /** Where an environment value came from, for its error: the variable's name when known. */

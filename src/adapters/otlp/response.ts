@@ -9,7 +9,7 @@
 // a body we cannot read tells us nothing about rejected spans.
 
 export interface PartialSuccess {
-  /** Spans the collector accepted the request for but did not keep. */
+  /** Spans (or, answering a logs request, records) the collector accepted the request for but did not keep. */
   rejectedSpans: number;
   /** Its explanation, or '' when it gave none. */
   errorMessage: string;
@@ -38,7 +38,10 @@ function fromJson(body: Uint8Array): PartialSuccess | null {
   if (typeof partial !== 'object' || partial === null) return null;
   const p = partial as Record<string, unknown>;
   // int64 is a decimal string in OTLP/JSON; some servers send a number.
-  const rejected = Number(p.rejectedSpans ?? p.rejected_spans ?? 0);
+  // A logs answer names the same field rejectedLogRecords.
+  const rejected = Number(
+    p.rejectedSpans ?? p.rejected_spans ?? p.rejectedLogRecords ?? p.rejected_log_records ?? 0,
+  );
   const message = p.errorMessage ?? p.error_message ?? '';
   return {
     rejectedSpans: Number.isFinite(rejected) && rejected > 0 ? Math.floor(rejected) : 0,

@@ -6,29 +6,39 @@
 // count for the dry run. Its own module, of types and a count, so that the
 // dry run's counting-sink.ts need not load span-sink.ts.
 import type { SpanData } from '../../core/spans/data.js';
+import type { LogRecordData } from '../../core/events/log-record.js';
 import type { SpanRange } from '../../adapters/otlp/encode.js';
 
 /** The form a sink takes its batches in. */
 export type SinkForm = 'spans' | 'protobuf' | 'json' | 'count';
 
+/**
+ * A batch: its spans in the sink's form, and the events (OTLP log records,
+ * Claude Code's schema only) of the turns whose last span is in it; they
+ * travel after the spans, to the logs endpoint or as their own line. Absent: none.
+ */
+interface Events {
+  events?: LogRecordData[];
+}
+
 export type SpanBatch =
   /** Built spans: the OTLP/JSON endpoint's batches. */
-  | { form: 'spans'; spans: SpanData[] }
+  | ({ form: 'spans'; spans: SpanData[] } & Events)
   /**
    * Turns' spans already encoded as protobuf span fields (export has them
    * from hashing each turn): the request is assembled from them rather than
    * encoded a second time, and no span of a batch is held while it fills
    * and travels.
    */
-  | { form: 'protobuf'; ranges: SpanRange[] }
+  | ({ form: 'protobuf'; ranges: SpanRange[] } & Events)
   /**
    * Turns' spans already encoded as OTLP/JSON span objects (encodeJsonSpans),
    * for --out: each turn is encoded as it is built, so its spans die young
    * instead of waiting in a batch.
    */
-  | { form: 'json'; ranges: SpanRange[] }
+  | ({ form: 'json'; ranges: SpanRange[] } & Events)
   /** Only how many spans there are: the dry run. */
-  | { form: 'count'; count: number };
+  | ({ form: 'count'; count: number } & Events);
 
 /** The batch a sink of form F takes. */
 export type BatchOf<F extends SinkForm> = Extract<SpanBatch, { form: F }>;

@@ -1,5 +1,7 @@
 // Where a batch of spans goes: an OTLP/HTTP endpoint, an OTLP/JSON file
 // (--out, one request per line), or nowhere (--dry-run: counting-sink.ts).
+// A batch's events (Claude Code's schema) follow its spans: to the logs
+// endpoint, or as a resourceLogs line after the spans' line.
 // The OTLP sink splits a batch the collector refuses as too large (413) into
 // halves, down to one span, and remembers the size that went through.
 import type { Settings } from '../../core/settings.js';
@@ -20,6 +22,8 @@ import {
 } from './otlp-batch-send.js';
 import type { PrivateFile } from '../../adapters/files/private-file.js';
 import { readSmallFileSync } from '../../adapters/files/file-info.js';
+import type { LogRecordData } from '../../core/events/log-record.js';
+import { logsJson, logsProtobuf, logsUrlBeside } from '../../adapters/otlp/logs.js';
 
 /** What became of spans[from, to) of a send. */
 export type SinkPart =
@@ -29,8 +33,19 @@ export type SinkPart =
   /** One span the collector refuses as too large (413) even alone. */
   | { from: number; to: number; outcome: 'too-large'; spanId: string; bytes: number };
 
+/** What became of a batch's events (sent once its spans were all answered). */
+export interface EventsResult {
+  /** Where they went (the logs endpoint, or the --out file). */
+  description: string;
+  /** Answered 2xx; false: the sink result's `failure` says why. */
+  ok: boolean;
+  /** How many the collector said it rejected (partial_success). */
+  rejected: number;
+  errorMessage: string;
+}
+
 export interface SinkResult {
-  /** Every span got a verdict (`parts` cover them all); false: `failure` stopped it. */
+  /** Every span got a verdict (`parts` cover them all), and the events one; false: `failure` stopped it. */
   ok: boolean;
   /** HTTP attempts made, retries and split halves included. */
   attempts: number;
@@ -39,6 +54,8 @@ export interface SinkResult {
   /** In order, contiguous from span 0. */
   parts: SinkPart[];
   failure: AttemptFailure | null;
+  /** Absent when the batch had no events or its spans were not all delivered. */
+  events?: EventsResult;
 }
 
 /** A sink of batches of one form (span-batch.ts), which it declares. */
@@ -83,38 +100,99 @@ export function otlpSink(
   resource: ResourceSource,
   retry: RetryPolicy,
 ): OtlpSink {
-  const post = otlpPoster(settings, retry);
+  const post = otlpPoster(settings, settings.endpoint, retry);
   // Learned from a 413: the largest request size (in spans) worth trying.
   const limit: SizeLimit = { spans: Infinity };
   const memory = new RequestMemory();
   const run = (requests: BatchRequests) => new HalvingSend(requests, post, limit).run();
+  const events = eventSender(settings, resource, retry);
   const description = settings.endpoint;
   if (settings.protocol === 'http/protobuf')
     return {
       description,
       form: 'protobuf',
-      send: (batch) =>
-        memory.lend((into) =>
-          run(requestsOfRanges(batch.ranges, resourceOfSource(resource), into)),
+      send: async (batch) =>
+        events(
+          await memory.lend((into) =>
+            run(requestsOfRanges(batch.ranges, resourceOfSource(resource), into)),
+          ),
+          batch.events,
         ),
     };
   return {
     description,
     form: 'spans',
-    send: (batch) =>
-      run(requestsOfSpans(batch.spans, resourceOfSource(resource), settings.protocol)),
+    send: async (batch) =>
+      events(
+        await run(requestsOfSpans(batch.spans, resourceOfSource(resource), settings.protocol)),
+        batch.events,
+      ),
   };
 }
 
-/** Posts one request body to the endpoint with the settings' TLS, headers and retries. */
-function otlpPoster(settings: Settings, retry: RetryPolicy): Post {
+/** Where events go: the logs endpoint set, else the one beside the traces URL. */
+export function logsEndpointOf(settings: Settings): string {
+  const url = settings.logsEndpoint ?? logsUrlBeside(settings.endpoint);
+  if (url === null)
+    throw new UserError(
+      `--logs-endpoint: needed for events, since the traces endpoint ${settings.endpoint} does not end in /v1/traces`,
+      'usage',
+    );
+  return url;
+}
+
+/**
+ * Sends a batch's events once its spans were all delivered: one request to
+ * the logs endpoint, through the same retrying transport. Its verdict joins
+ * the spans' (EventsResult); a failure stops the run as a span failure does.
+ */
+function eventSender(
+  settings: Settings,
+  resource: ResourceSource,
+  retry: RetryPolicy,
+): (spans: SinkResult, events: LogRecordData[] | undefined) => Promise<SinkResult> {
+  let post: Post | null = null;
+  let url = '';
+  return async (spans, events) => {
+    if (!spans.ok || events === undefined || events.length === 0) return spans;
+    if (post === null) {
+      url = logsEndpointOf(settings);
+      post = otlpPoster(settings, url, retry);
+    }
+    const res = resourceOfSource(resource);
+    const body =
+      settings.protocol === 'http/protobuf'
+        ? logsProtobuf(events, res)
+        : Buffer.from(logsJson(events, res), 'utf8');
+    const answer = await post(body);
+    const result: SinkResult = { ...spans, attempts: spans.attempts + answer.attempts };
+    if (answer.status !== 'success') {
+      result.ok = false;
+      result.failure = answer.failure;
+      result.events = { description: url, ok: false, rejected: 0, errorMessage: '' };
+      return result;
+    }
+    result.bytes += body.byteLength;
+    const rejected = Math.min(events.length, answer.partial?.rejectedSpans ?? 0);
+    result.events = {
+      description: url,
+      ok: true,
+      rejected,
+      errorMessage: answer.partial?.errorMessage ?? '',
+    };
+    return result;
+  };
+}
+
+/** Posts one request body to `url` with the settings' TLS, headers and retries. */
+function otlpPoster(settings: Settings, url: string, retry: RetryPolicy): Post {
   const tls = {
     ca: readPem(settings.tlsCa, 'CA file'),
     cert: readPem(settings.tlsCert, 'client certificate'),
     key: readPem(settings.tlsKey, 'client key'),
   };
   const transport = otlpTransport({
-    url: settings.endpoint,
+    url,
     headers: settings.headers,
     contentType: contentTypeOf(settings.protocol),
     compression: settings.compression,
@@ -124,7 +202,7 @@ function otlpPoster(settings: Settings, retry: RetryPolicy): Post {
     maxBackoffMs: retry.maxBackoffMs,
     maxRetryAfterMs: 60_000,
     tls,
-    agent: keepAliveAgent(settings.endpoint),
+    agent: keepAliveAgent(url),
     ...(retry.signal === undefined ? {} : { signal: retry.signal }),
     ...(retry.onRetry === undefined ? {} : { onRetry: retry.onRetry }),
   });
@@ -162,9 +240,18 @@ export function fileSink(out: PrivateFile, resource: ResourceSource): SinkOf<'js
       // Written from the encoder's own buffer, neither decoded into a string nor
       // copied; the write is awaited before the next request is encoded into it
       // (export sends one batch at a time).
-      const line = jsonLineOfRanges(batch.ranges, resourceOfSource(resource));
+      const res = resourceOfSource(resource);
+      const line = jsonLineOfRanges(batch.ranges, res);
       await out.append(line);
-      return acceptedAll(spanCountOfBatch(batch), line.byteLength - 1);
+      const result = acceptedAll(spanCountOfBatch(batch), line.byteLength - 1);
+      const events = batch.events ?? [];
+      if (events.length === 0) return result;
+      // Events follow their spans as a resourceLogs request of their own.
+      const logs = Buffer.from(`${logsJson(events, res)}\n`, 'utf8');
+      await out.append(logs);
+      result.bytes += logs.byteLength - 1;
+      result.events = { description: out.path, ok: true, rejected: 0, errorMessage: '' };
+      return result;
     },
     close: () => out.commit(),
   };

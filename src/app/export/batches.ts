@@ -5,6 +5,7 @@
 // the answer, then conversion again. Requests still go one at a time and in
 // order, so the state file records turns in the order they were delivered.
 import type { SpanData } from '../../core/spans/data.js';
+import type { LogRecordData } from '../../core/events/log-record.js';
 import type { EncodedSpans, SpanRange } from '../../adapters/otlp/encode.js';
 import type { ExportRecorder } from './recorder.js';
 import type { TurnFor } from '../read/session-spans.js';
@@ -29,6 +30,9 @@ export interface DeliveryCounts {
   rejectMessages: string[];
   /** Single spans refused as too large (413) even alone. */
   tooLarge: { spanId: string; bytes: number }[];
+  /** Events (log records) accepted, and those the collector said it rejected. */
+  eventsSent: number;
+  eventsRejected: number;
   bytesSent: number;
   requests: number;
   /** Why delivery stopped, when it did. */
@@ -46,6 +50,9 @@ export interface BatchOptions<F extends SentForm> {
 }
 
 type Outcome = { ok: boolean } | { error: unknown };
+
+/** Every batch may carry events (SpanBatch); spelled out where the form is generic. */
+type WithEvents = { events?: LogRecordData[] };
 
 /** Collects spans [from, to) of turns into a batch of one form. */
 interface BatchFill<F extends SentForm> {
@@ -92,6 +99,9 @@ export class BatchSender<F extends SentForm> {
   private turns: PendingTurn[] = [];
   /** The turn of each span of the batch, also when the spans travel as ranges only. */
   private owners: PendingTurn[] = [];
+  /** The batch's events, and the turns they are of. */
+  private events: LogRecordData[] = [];
+  private eventOwners: PendingTurn[] = [];
   private inFlight: Promise<Outcome> | null = null;
 
   constructor(
@@ -116,6 +126,10 @@ export class BatchSender<F extends SentForm> {
       this.fill.add(turn, from, to);
       pending.remaining -= to - from;
       this.turns.push(pending);
+      if (pending.remaining === 0 && turn.events.length > 0) {
+        this.events.push(...turn.events);
+        this.eventOwners.push(pending);
+      }
       from = to;
       if (this.owners.length >= max && !(await this.flush())) return false;
     }
@@ -125,15 +139,18 @@ export class BatchSender<F extends SentForm> {
   /** Sends the batch so far once the one travelling is answered; false once delivery failed. */
   async flush(): Promise<boolean> {
     if (this.owners.length === 0) return true;
-    const { owners } = this;
+    const { owners, eventOwners } = this;
     const batch = this.fill.take();
+    if (this.events.length > 0) (batch as WithEvents).events = this.events;
+    this.events = [];
+    this.eventOwners = [];
     // Decided now: later batches are built (and `remaining` drops) while this one travels.
     const completed = this.turns.filter((t) => t.remaining === 0);
     this.turns = [];
     this.owners = [];
     if (!(await this.settle())) return false;
     // The outcome is captured at once: a failure is never an unhandled rejection while conversion runs.
-    this.inFlight = this.deliver(batch, owners, completed).then(
+    this.inFlight = this.deliver(batch, owners, eventOwners, completed).then(
       (ok) => ({ ok }),
       (error: unknown) => ({ error }),
     );
@@ -153,6 +170,7 @@ export class BatchSender<F extends SentForm> {
   private async deliver(
     batch: BatchOf<F>,
     owners: PendingTurn[],
+    eventOwners: PendingTurn[],
     completed: PendingTurn[],
   ): Promise<boolean> {
     const { sink, recorder } = this.options;
@@ -160,8 +178,10 @@ export class BatchSender<F extends SentForm> {
     this.counts.requests += result.attempts;
     this.counts.bytesSent += result.bytes;
     this.tally(result, owners);
+    this.tallyEvents(result, (batch as WithEvents).events?.length ?? 0, eventOwners);
     if (!result.ok) {
-      this.counts.failure = `could not deliver spans to ${sink.description}: ${result.failure?.message ?? 'no answer'}`;
+      const what = result.events?.ok === false ? 'events' : 'spans';
+      this.counts.failure = `could not deliver ${what} to ${result.events?.ok === false ? result.events.description : sink.description}: ${result.failure?.message ?? 'no answer'}`;
       return false;
     }
     if (recorder === null) return true;
@@ -170,6 +190,25 @@ export class BatchSender<F extends SentForm> {
         recorder.record(turn.record.traceId, turn.record.digest);
     recorder.paced();
     return true;
+  }
+
+  /**
+   * Events go after their batch's spans: any not accepted (rejected, or not
+   * delivered) keeps every turn they are of unrecorded, as a span would.
+   */
+  private tallyEvents(result: SinkResult, count: number, eventOwners: PendingTurn[]): void {
+    if (count === 0) return;
+    const events = result.events;
+    if (events !== undefined && events.ok && events.rejected === 0) {
+      this.counts.eventsSent += count;
+      return;
+    }
+    for (const turn of eventOwners) turn.failed = true;
+    if (events === undefined || !events.ok) return;
+    this.counts.eventsSent += count - events.rejected;
+    this.counts.eventsRejected += events.rejected;
+    if (events.errorMessage !== '' && !this.counts.rejectMessages.includes(events.errorMessage))
+      this.counts.rejectMessages.push(events.errorMessage);
   }
 
   /** Counts the verdicts; marks the turns of spans not accepted as failed. */

@@ -43,6 +43,13 @@ export interface ExportOptions {
   sink: SpanSink;
   /** Only turns that started at or after this time (ms). */
   since: number | null;
+  /**
+   * Only turns that started before this time (ms): history up to the day
+   * Claude Code's own telemetry was switched on. A run with it neither takes
+   * nor makes session marks (their window has no end); turns are still
+   * compared with their recorded digests.
+   */
+  until?: number | null;
   force: boolean;
   /** What the spans are built and sent with (deliveryKey): a session marked under another is read. */
   deliveryKey: string;
@@ -177,6 +184,7 @@ const DELIVERIES: { [F in SinkForm]: (sink: SinkOf<F>, run: ExportRun) => TurnDe
   count: (_sink, { summary }) => ({
     add(turn) {
       summary.spansSent += turn.spanCount;
+      summary.eventsSent += turn.events.length;
       return true;
     },
     flush: () => Promise.resolve(true),
@@ -199,6 +207,8 @@ const emptySummary = (listed: SessionFiles[], warnings: ReadWarning[]): ExportSu
   spansRejected: 0,
   rejectMessages: [],
   tooLarge: [],
+  eventsSent: 0,
+  eventsRejected: 0,
   bytesSent: 0,
   requests: 0,
   warnings,
@@ -226,6 +236,7 @@ function turnGate<F extends SinkForm>(
   /** Counts the turn unless outside --since; false if it was seen in this run already. */
   const firstSeen = (key: string, startTime: number): boolean => {
     if (options.since !== null && startTime < options.since) return false;
+    if (options.until != null && startTime >= options.until) return false;
     // The same history in a resumed or forked file: same prompt uuid, same trace.
     if (seenTraces.has(key)) {
       summary.turnsDuplicate += 1;
@@ -289,7 +300,8 @@ async function readAll<F extends SinkForm>(
     const stamps = stamping ? stampSession(files) : null;
     const main = stamps?.[0];
     if (main !== undefined) summary.mainStamps.set(files.mainFile, stampOf(main));
-    const mark = options.force ? undefined : recorder.markOf(files.mainFile);
+    const bounded = options.until != null;
+    const mark = options.force || bounded ? undefined : recorder.markOf(files.mainFile);
     const query = {
       files: stamps,
       under: options.deliveryKey,
@@ -310,7 +322,7 @@ async function readAll<F extends SinkForm>(
       if (!options.readOnlyState)
         recorder.propose(
           files.mainFile,
-          read.turns === null || stamps === null
+          read.turns === null || stamps === null || bounded
             ? null
             : {
                 under: query.under,
@@ -341,11 +353,11 @@ async function readOne<F extends SinkForm>(
   gate: TurnGate<F>,
   heap: { limited: boolean },
 ): Promise<{ told: Told; stopped: boolean; turns: SessionMark['turns'] | null }> {
-  const { content, maxAttributeBytes } = options.settings;
+  const { content, maxAttributeBytes, schema } = options.settings;
   const read = new SessionSpansRead(
     files,
     options.prices,
-    { content, maxAttributeBytes },
+    { content, maxAttributeBytes, schema },
     {},
     need,
   );

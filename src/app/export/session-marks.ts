@@ -12,18 +12,26 @@ import type { SessionMark } from '../../adapters/state/export-state-file.js';
 /**
  * Digest of what a turn's spans and their request are made from besides the
  * files: ccotel's version (its conversion), content capture, the resource's
- * attributes (service.name and host.name among them) and the price table.
+ * attributes (service.name and host.name among them), the price table and
+ * the schema (left out for GenAI, so marks made before it existed hold).
  * The endpoint is not in it: the state dir stands for one destination, as it
  * does for the turn digests.
  */
 export function deliveryKey(
-  settings: Pick<Settings, 'content' | 'maxAttributeBytes'>,
+  settings: Pick<Settings, 'content' | 'maxAttributeBytes'> & Partial<Pick<Settings, 'schema'>>,
   resource: Record<string, string>,
   prices: PriceTable,
   version: string,
 ): string {
   const attributes = Object.entries(resource).sort(([a], [b]) => (a < b ? -1 : 1));
-  const parts = [version, settings.content, settings.maxAttributeBytes, attributes, prices];
+  const parts: unknown[] = [
+    version,
+    settings.content,
+    settings.maxAttributeBytes,
+    attributes,
+    prices,
+  ];
+  if (settings.schema !== undefined && settings.schema !== 'genai') parts.push(settings.schema);
   return sha256Hex(JSON.stringify(parts)).slice(0, 32);
 }
 

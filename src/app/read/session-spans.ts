@@ -3,11 +3,13 @@
 import { encodeSpanFields, type EncodedSpans } from '../../adapters/otlp/protobuf.js';
 import { encodeJsonSpans } from '../../adapters/otlp/json.js';
 import { windowsOf, type PriceTable } from '../../core/cost/pricing.js';
-import { costSession } from '../../core/cost/session-cost.js';
+import { costSession, type SessionCosts } from '../../core/cost/session-cost.js';
 import type { SessionModel } from '../../core/model/session-model.js';
 import type { SpanData, SpanOptions } from '../../core/spans/data.js';
 import { buildTurnSpans, countTurnSpans } from '../../core/spans/build.js';
-import { sha256Hex, traceIdFor } from '../../core/spans/ids.js';
+import { nativeTraceIdFor, sha256Hex, traceIdFor } from '../../core/spans/ids.js';
+import { buildTurnEvents } from '../../core/events/native-events.js';
+import type { LogRecordData } from '../../core/events/log-record.js';
 import type { SessionFiles } from '../../adapters/files/session-files.js';
 import type { ParseOptions } from '../../core/transcript/parse-record.js';
 import { readSession, type SegmentReadOptions, type SessionRead } from './read-session.js';
@@ -18,6 +20,8 @@ interface TurnHead {
   startTime: number;
   /** How many spans the turn has (also when they were only counted). */
   spanCount: number;
+  /** Its events (Claude Code's schema only; none in GenAI's): sent with its spans. */
+  events: LogRecordData[];
 }
 
 interface TracedTurn extends TurnHead {
@@ -140,16 +144,46 @@ interface TurnInput {
 const build = (t: TurnInput): SpanData[] =>
   buildTurnSpans(t.model, t.turn.index, t.costs, t.options);
 
+const NO_EVENTS: LogRecordData[] = [];
+
+/** A turn's events: Claude Code's schema has them, GenAI's has none. */
+export const eventsOfTurn = (
+  model: SessionModel,
+  index: number,
+  costs: SessionCosts,
+  options: SpanOptions,
+): LogRecordData[] =>
+  options.schema === 'claude-code' ? buildTurnEvents(model, index, costs, options) : NO_EVENTS;
+
+const eventsOf = (t: TurnInput): LogRecordData[] =>
+  eventsOfTurn(t.model, t.turn.index, t.costs, t.options);
+
+/** What the daemon tells a changed event by. */
+export const eventDigest = (event: LogRecordData): string =>
+  sha256Hex(JSON.stringify(event)).slice(0, 16);
+
+/** The trace id of a turn in the schema of the options. */
+export const traceIdOfTurn = (options: SpanOptions, promptUuid: string): string =>
+  options.schema === 'claude-code' ? nativeTraceIdFor(promptUuid) : traceIdFor(promptUuid);
+
+/** A turn's digest, its events in it when it has any (a changed event sends the turn again). */
+export function withEvents(spanDigest: string, events: LogRecordData[]): string {
+  if (events.length === 0) return spanDigest;
+  return sha256Hex(`${spanDigest}:${JSON.stringify(events)}`).slice(0, 32);
+}
+
 function builtTurn(t: TurnInput, digest: boolean): BuiltTurn {
   const spans = build(t);
-  const traceId = traceIdFor(t.turn.promptUuid);
-  const hash = digest ? digestOf(spans) : null;
+  const events = eventsOf(t);
+  const traceId = traceIdOfTurn(t.options, t.turn.promptUuid);
+  const hash = digest ? withEvents(digestOf(spans), events) : null;
   return {
     form: 'spans',
     traceId,
     startTime: t.turn.startTime,
     spans,
     spanCount: spans.length,
+    events,
     digest: hash,
   };
 }
@@ -159,14 +193,16 @@ const TURN_BUILDERS: { [F in SinkForm]: (t: TurnInput, digest: boolean) => TurnF
   protobuf(t) {
     const spans = build(t);
     const encoded = encodeSpanFields(spans);
+    const events = eventsOf(t);
     return {
       form: 'protobuf',
-      traceId: traceIdFor(t.turn.promptUuid),
+      traceId: traceIdOfTurn(t.options, t.turn.promptUuid),
       startTime: t.turn.startTime,
       spans,
       spanCount: spans.length,
+      events,
       encoded,
-      digest: digestOfEncoded(encoded),
+      digest: withEvents(digestOfEncoded(encoded), events),
     };
   },
   spans: builtTurn,
@@ -177,13 +213,14 @@ const TURN_BUILDERS: { [F in SinkForm]: (t: TurnInput, digest: boolean) => TurnF
   // Counting alone builds no span: countTurnSpans gives the number in a
   // fraction of the time, and the prompt uuid tells turns apart as its hash does.
   count: (t, digest) =>
-    digest
-      ? builtTurn(t, true)
+    digest || t.options.schema === 'claude-code'
+      ? builtTurn(t, digest)
       : {
           form: 'count',
           key: `trace:${t.turn.promptUuid}`,
           startTime: t.turn.startTime,
           spanCount: countTurnSpans(t.model, t.turn.index),
+          events: NO_EVENTS,
           digest: null,
         },
 };

@@ -31,6 +31,8 @@ only new or changed turns.
 
 Options:
   --since DATE             only turns that started at or after DATE (ISO date or time)
+  --until DATE             only turns that started before DATE (e.g. the day Claude Code's own
+                           telemetry was switched on)
   --dry-run                count what would be sent; send nothing, record nothing
   --out FILE               write OTLP/JSON requests to FILE (one per line); no network
   --force                  resend turns already exported
@@ -39,10 +41,10 @@ Options:
 
 ${SETTINGS_HELP}`;
 
-function parseSince(text: string | undefined): number | null {
+function parseDate(text: string | undefined, flag: string): number | null {
   if (text === undefined) return null;
   const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new UserError(`--since: not a date or time: '${text}'`, 'usage');
+  if (Number.isNaN(ms)) throw new UserError(`${flag}: not a date or time: '${text}'`, 'usage');
   return ms;
 }
 
@@ -53,7 +55,8 @@ function summaryLine(s: ExportSummary, mode: string, verb: string): string {
     s.filesUnread > 0
       ? `, ${s.filesUnread} unchanged file${s.filesUnread === 1 ? '' : 's'} not read`
       : '';
-  return `${terminalText(mode)}: ${s.sessions} sessions, ${s.turns} turns${unchanged}${dupes}${unread}, ${s.spansSent} spans ${verb}, ${s.warnings.length} warnings\n`;
+  const events = s.eventsSent > 0 ? ` and ${s.eventsSent} events` : '';
+  return `${terminalText(mode)}: ${s.sessions} sessions, ${s.turns} turns${unchanged}${dupes}${unread}, ${s.spansSent} spans${events} ${verb}, ${s.warnings.length} warnings\n`;
 }
 
 /** Why the run did not deliver everything (one line), or null when it did. */
@@ -67,6 +70,11 @@ export function failureLine(s: ExportSummary, endpoint: string): string | null {
     problems.push(
       `the collector at ${endpoint} rejected ${s.spansRejected} spans (partial success${why})`,
     );
+  }
+  if (s.eventsRejected > 0) {
+    const why =
+      s.rejectMessages.length === 0 ? '' : `: ${s.rejectMessages.slice(0, 3).join(' | ')}`;
+    problems.push(`the collector rejected ${s.eventsRejected} events (partial success${why})`);
   }
   if (s.tooLarge.length > 0) {
     const shown = s.tooLarge.slice(0, 3).map((t) => `${t.spanId} (${t.bytes} bytes)`);
@@ -191,6 +199,7 @@ function parseExportArgs(argv: string[]) {
   return parseCommandArgs('export', argv, {
     ...SETTINGS_FLAGS,
     since: { type: 'string' },
+    until: { type: 'string' },
     'dry-run': { type: 'boolean' },
     out: { type: 'string' },
     force: { type: 'boolean' },
@@ -209,12 +218,17 @@ function exportWith(
   readOnlyState: boolean,
 ): Promise<ExportSummary> {
   const progress = io.isTTY && values.quiet !== true;
+  const since = parseDate(values.since, '--since');
+  const until = parseDate(values.until, '--until');
+  if (since !== null && until !== null && until <= since)
+    throw new UserError('--until: must be later than --since', 'usage');
   return runExport({
     paths,
     settings,
     prices,
     sink,
-    since: parseSince(values.since),
+    since,
+    until,
     force: values.force === true,
     deliveryKey: deliveryKey(settings, resourceAttributesOf(settings), prices, ccotelVersion()),
     readOnlyState,

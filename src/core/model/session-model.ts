@@ -118,6 +118,10 @@ export interface Turn {
   /** uuid of the prompt record: the trace id is derived from it. */
   promptUuid: string;
   promptText: string | null;
+  /** Characters of the prompt as written (promptText is cut to the parse limit). */
+  promptLength: number | null;
+  /** How the session was launched, as the prompt says (cli, claude-desktop, sdk-cli…). */
+  entrypoint: string | null;
   startTime: number;
   /** Last event of the turn, sub-agents included. */
   endTime: number;

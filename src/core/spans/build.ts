@@ -27,6 +27,7 @@ import {
 } from './content.js';
 import { scrubText } from './scrub.js';
 import { agentSpanIdFor, chatSpanIdFor, toolSpanIdFor, traceIdFor, turnSpanIdFor } from './ids.js';
+import { buildNativeTurnSpans } from './native/native-spans.js';
 
 export const PROVIDER = 'anthropic';
 export const ROOT_AGENT_NAME = 'Claude Code';
@@ -384,13 +385,18 @@ function rootSpan(ctx: TurnContext, previous: Turn | undefined, children: SpanDa
   };
 }
 
-/** All spans of one turn, root first, then by start time (stable for golden tests). */
+/**
+ * All spans of one turn, root first, then by start time (stable for golden
+ * tests), in the schema the options name (GenAI unless told).
+ */
 export function buildTurnSpans(
   model: SessionModel,
   turnIndex: number,
   costs: SessionCosts,
   options: SpanOptions,
 ): SpanData[] {
+  if (options.schema === 'claude-code')
+    return buildNativeTurnSpans(model, turnIndex, costs, options);
   const turn = model.turns[turnIndex];
   if (turn === undefined) return [];
   const ctx: TurnContext = {
@@ -436,7 +442,7 @@ export function buildTurnSpans(
 }
 
 /**
- * How many spans buildTurnSpans gives for the turn, without building them:
+ * How many GenAI spans buildTurnSpans gives for the turn, without building them:
  * what a run that only counts (`export --dry-run` with nothing to compare)
  * needs. Follows buildTurnSpans rule for rule; test/unit/core/spans/build.count.test.ts
  * holds the two equal on every fixture.

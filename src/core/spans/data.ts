@@ -29,8 +29,16 @@ export interface SpanData {
 
 export type ContentMode = 'none' | 'labels' | 'full';
 
+/**
+ * The span names and keys a turn is built in: the OpenTelemetry GenAI
+ * conventions, or Claude Code's own beta tracing (docs/native-telemetry.md).
+ */
+export type SpanSchema = 'genai' | 'claude-code';
+
 export interface SpanOptions {
   content: ContentMode;
+  /** GenAI when not given. */
+  schema?: SpanSchema;
   /** Cap for content attributes in `full` mode (Tempo truncates at 2048 by default). */
   maxAttributeBytes: number;
 }

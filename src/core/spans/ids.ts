@@ -53,3 +53,14 @@ export const turnSpanIdFor = memoOfTwo((promptUuid) => hexOf(`turn:${promptUuid}
 export const chatSpanIdFor = (responseKey: string): string => hexOf(`chat:${responseKey}`, 16);
 export const toolSpanIdFor = (toolUseId: string): string => hexOf(`tool:${toolUseId}`, 16);
 export const agentSpanIdFor = (agentKey: string): string => hexOf(`agent:${agentKey}`, 16);
+
+/**
+ * Ids of Claude Code's own schema (--schema claude-code): keyed apart from the
+ * GenAI ones, so that both exports of a turn sent to one backend stay two traces.
+ */
+export const nativeTraceIdFor = memoOfTwo((promptUuid) => hexOf(`cc-trace:${promptUuid}`, 32));
+export const nativeSpanIdFor = (kind: string, key: string): string =>
+  hexOf(`cc-${kind}:${key}`, 16);
+/** log.record.uid of an event: the same event always has the same one. */
+export const eventUidFor = (name: string, key: string): string =>
+  hexOf(`cc-event:${name}:${key}`, 32);

@@ -63,8 +63,18 @@ function detach(s: string): string {
  * hashing it for the map (the same value line after line is the common case).
  */
 const interned = new Map<string, string>();
-const SLOT = { session: 0, cwd: 1, branch: 2, version: 3, model: 4, speed: 5, mode: 6, origin: 7 };
-const lastInterned: (string | null)[] = Array.from({ length: 8 }, () => null);
+const SLOT = {
+  session: 0,
+  cwd: 1,
+  branch: 2,
+  version: 3,
+  model: 4,
+  speed: 5,
+  mode: 6,
+  origin: 7,
+  entrypoint: 8,
+};
+const lastInterned: (string | null)[] = Array.from({ length: 9 }, () => null);
 function intern(v: unknown, slot: number): string | null {
   if (typeof v !== 'string') return null;
   const last = lastInterned[slot];
@@ -120,6 +130,17 @@ function parseTimestamp(v: unknown): number | null {
   const ms = timestampMs(v);
   // Before 1970 or past OTLP's range a time cannot be sent: it reads as missing.
   return Number.isNaN(ms) || ms < 0 || ms > MAX_TIMESTAMP_MS ? null : ms;
+}
+
+/** Characters of the text textOf keeps, before it is clipped (the prompt's length). */
+function textLengthOf(content: unknown): number | null {
+  if (typeof content === 'string') return content.length;
+  if (!Array.isArray(content)) return null;
+  let length = -1;
+  for (const block of content)
+    if (isObject(block) && block.type === 'text' && typeof block.text === 'string')
+      length += block.text.length + 1;
+  return length < 0 ? null : length;
 }
 
 function textOf(content: unknown): string | null {
@@ -254,6 +275,8 @@ function parseUser(o: Json): UserRecord {
     version: intern(o.version, SLOT.version),
     forkedFromSessionId: forkedFrom(o),
     promptId: str(o.promptId),
+    textLength: text === null ? null : textLengthOf(content),
+    entrypoint: intern(o.entrypoint, SLOT.entrypoint),
     permissionMode: intern(o.permissionMode, SLOT.mode),
     originKind: intern(origin, SLOT.origin),
     peerName: origin === 'peer' && text !== null ? (PEER_NAME.exec(text)?.[1] ?? null) : null,

@@ -81,6 +81,10 @@ export interface UserRecord extends BaseRecord {
   type: 'user';
   /** promptId (2.1.7x+): Claude Code's native telemetry keys its events by it (prompt.id). */
   promptId: string | null;
+  /** Characters of the text before it was clipped (`text` is cut to the parse limit). */
+  textLength: number | null;
+  /** entrypoint (2.1.x): cli, claude-desktop, sdk-cli, sdk-py…; null when not written. */
+  entrypoint: string | null;
   /** permissionMode written on a prompt. */
   permissionMode: string | null;
   /** origin.kind (2.1.19x+): human, peer, task-notification, coordinator… */

@@ -50,7 +50,11 @@ export async function prepareWatch(options: WatchOptions): Promise<WatchSetup> {
   // One ccotel per state dir: a second daemon would send every span again.
   const lock = await lockStateDir(stateDir, 'watch', { warn: (m) => log.warn(m) });
   const roots = [...new Set(settings.projectsDirs.map((d) => resolve(d)))];
-  const spanOptions = { content: settings.content, maxAttributeBytes: settings.maxAttributeBytes };
+  const spanOptions = {
+    content: settings.content,
+    maxAttributeBytes: settings.maxAttributeBytes,
+    schema: settings.schema,
+  };
   const records = await openExportRecords(stateDir, log);
   const ctx: TrackerContext = {
     prices: options.prices,

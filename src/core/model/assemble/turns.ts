@@ -67,6 +67,8 @@ function newTurn(index: number, entry: Entry, prompt: UserRecord | null): Turn {
     ...originOf(prompt),
     promptUuid: rec.uuid ?? `${entry.file}:${entry.line}`,
     promptText: prompt === null ? null : prompt.text,
+    promptLength: prompt === null ? null : prompt.textLength,
+    entrypoint: prompt === null ? null : prompt.entrypoint,
     contextWindow: DEFAULT_CONTEXT_WINDOW,
     startTime: rec.timestamp ?? 0,
     endTime: rec.timestamp ?? 0,
