@@ -23,7 +23,9 @@
 // over). A span that changes after it left (work resumed after an idle flush,
 // a late fact) is sent again with the same id.
 import type { AgentKey, SessionModel, Turn } from '../model/session-model.js';
-import { agentSpanIdFor, chatSpanIdFor, toolSpanIdFor } from './ids.js';
+import { agentSpanIdFor, chatSpanIdFor, nativeSpanIdFor, toolSpanIdFor } from './ids.js';
+import { requestSpanIdFor, toolCallSpanIdFor } from './native/native-ids.js';
+import type { SpanSchema } from './data.js';
 import { endedOnAnswer, type Threads } from './thread-progress.js';
 
 /** normal: the rules above; idle: all leaves; final: ended turns count as over. */
@@ -86,24 +88,58 @@ export function turnOver(
   return threads.mainEnded;
 }
 
+/** The span ids of a response, a call and an agent in each schema (Claude Code's has no agent span). */
+interface WorkIds {
+  response(key: string): string[];
+  call(id: string): string[];
+  agent(key: string): string[];
+}
+
+const WORK_IDS: Record<SpanSchema, WorkIds> = {
+  genai: {
+    response: (key) => [chatSpanIdFor(key)],
+    call: (id) => [toolSpanIdFor(id)],
+    agent: (key) => [agentSpanIdFor(key)],
+  },
+  'claude-code': {
+    response: (key) => [requestSpanIdFor(key)],
+    call: (id) => [
+      toolCallSpanIdFor(id),
+      nativeSpanIdFor('tool.execution', id),
+      nativeSpanIdFor('tool.blocked_on_user', id),
+    ],
+    agent: () => [],
+  },
+};
+
 /** Which spans of a turn are final now. */
 export function turnFinality(
   model: SessionModel,
   threads: Threads,
   turn: Turn,
   mode: FlushMode,
+  schema: SpanSchema = 'genai',
 ): TurnFinality {
   if (mode === 'idle') return { all: true, ready: null };
   const over = turnOver(model, threads, turn, mode);
   // At shutdown a closed turn leaves whole, side calls and all, as before a restart.
   if (over && (mode === 'final' || !turnHolds(model, threads, turn)))
     return { all: true, ready: null };
-  return { all: false, ready: readySpanIds(model, threads, turn) };
+  return { all: false, ready: readySpanIds(model, threads, turn, schema) };
 }
 
 /** Span ids of a turn that is not over whose content is final. */
-export function readySpanIds(model: SessionModel, threads: Threads, turn: Turn): Set<string> {
+export function readySpanIds(
+  model: SessionModel,
+  threads: Threads,
+  turn: Turn,
+  schema: SpanSchema = 'genai',
+): Set<string> {
+  const ids = WORK_IDS[schema];
   const ready = new Set<string>();
+  const add = (list: string[]): void => {
+    for (const id of list) ready.add(id);
+  };
   const views = new Map<AgentKey, AgentView>();
   const view = (key: AgentKey): AgentView => {
     let v = views.get(key);
@@ -118,7 +154,7 @@ export function readySpanIds(model: SessionModel, threads: Threads, turn: Turn):
   for (const key of turn.responseKeys) {
     const r = model.responses.get(key);
     if (r === undefined) continue;
-    if (view(r.agentKey).linked && responseDone(key, r.agentKey)) ready.add(chatSpanIdFor(key));
+    if (view(r.agentKey).linked && responseDone(key, r.agentKey)) add(ids.response(key));
   }
   for (const id of turn.toolIds) {
     const t = model.tools.get(id);
@@ -126,11 +162,11 @@ export function readySpanIds(model: SessionModel, threads: Threads, turn: Turn):
     if (!responseDone(t.responseKey, t.agentKey)) continue;
     if (threads.asyncCalls.has(t.id) && t.spawnedAgentKey !== null && !view(t.spawnedAgentKey).done)
       continue;
-    ready.add(toolSpanIdFor(id));
+    add(ids.call(id));
   }
   for (const key of turn.agentKeys) {
     const v = view(key);
-    if (v.linked && v.done) ready.add(agentSpanIdFor(key));
+    if (v.linked && v.done) add(ids.agent(key));
   }
   return ready;
 }

@@ -20,7 +20,6 @@ import {
   type SpanRange,
 } from '../../../adapters/otlp/encode.js';
 import { encodeJsonSpans } from '../../../adapters/otlp/json.js';
-import type { SpanData } from '../../../core/spans/data.js';
 import type { RetryPolicy, SinkResult, SpanSink } from '../../deliver/span-sink.js';
 import { createAnswerSettler, type AnswerSettler } from './answers.js';
 import type { Batch } from './answers.js';
@@ -124,8 +123,8 @@ function batchDelivery<T>(
     let backoff = 1000;
     let batch = whole;
     for (;;) {
-      const result = await sendSpans(sink, batch.spans);
-      batch = await settleParts(batch, result.parts);
+      const result = await sendBatch(sink, batch);
+      batch = await settleParts(batch, result.parts, result.events);
       if (result.ok || batch.items.length === 0) return;
       const failure = result.failure as AttemptFailure;
       const action = failureAction(failure, controller.signal.aborted);
@@ -152,17 +151,23 @@ function batchDelivery<T>(
   };
 }
 
-/** The spans in the form the sink takes. */
-function sendSpans(sink: SpanSink, spans: SpanData[]): Promise<SinkResult> {
+/** The spans in the form the sink takes, and the events (none: no field). */
+function sendBatch<T>(sink: SpanSink, batch: Batch<T>): Promise<SinkResult> {
+  const { spans } = batch;
+  const events = batch.events.length === 0 ? {} : { events: batch.events };
   switch (sink.form) {
     case 'spans':
-      return sink.send({ form: 'spans', spans });
+      return sink.send({ form: 'spans', spans, ...events });
     case 'protobuf':
-      return sink.send({ form: 'protobuf', ranges: [wholeRange(encodeSpanFields(spans))] });
+      return sink.send({
+        form: 'protobuf',
+        ranges: [wholeRange(encodeSpanFields(spans))],
+        ...events,
+      });
     case 'json':
-      return sink.send({ form: 'json', ranges: [wholeRange(encodeJsonSpans(spans))] });
+      return sink.send({ form: 'json', ranges: [wholeRange(encodeJsonSpans(spans))], ...events });
     case 'count':
-      return sink.send({ form: 'count', count: spans.length });
+      return sink.send({ form: 'count', count: spans.length, ...events });
   }
 }
 

@@ -3,7 +3,7 @@
 // again), so a quota does not log a line per request. A span too large even
 // alone is named, each time: it is lost for good.
 import type { Logger } from '../../../adapters/logger.js';
-import type { SinkPart } from '../../deliver/span-sink.js';
+import type { EventsResult, SinkPart } from '../../deliver/span-sink.js';
 
 export class RejectionLog {
   private readonly log: Logger;
@@ -34,6 +34,15 @@ export class RejectionLog {
       });
       this.rejecting = null;
     }
+  }
+
+  /** The events' verdict of one answer (Claude Code's schema): a rejection is logged, every time. */
+  noteEvents(events: EventsResult | undefined): void {
+    if (events === undefined || !events.ok || events.rejected === 0) return;
+    this.log.warn(
+      'collector rejected events (partial success); not retried, their turns stay unrecorded for a later export',
+      { rejectedEvents: events.rejected, error: events.errorMessage },
+    );
   }
 
   private rejected(spans: number, error: string): void {

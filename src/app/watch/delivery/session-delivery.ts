@@ -7,6 +7,8 @@ import type { Resource } from '@opentelemetry/resources';
 import type { Clock } from '../../../core/clock.js';
 import type { Settings } from '../../../core/settings.js';
 import type { Logger } from '../../../adapters/logger.js';
+import type { SpanData } from '../../../core/spans/data.js';
+import type { LogRecordData } from '../../../core/events/log-record.js';
 import { otlpSink, type RetryPolicy, type SpanSink } from '../../deliver/span-sink.js';
 import type { Batch } from './answers.js';
 import { createDeliveryQueue, type DeliveryQueue } from './delivery-queue.js';
@@ -54,9 +56,23 @@ export function createSessionDelivery(options: SessionDeliveryOptions): Delivery
     lingerMs: options.lingerMs ?? 5,
     maxBatchSpans: settings.maxBatchSpans,
     pull(max): Batch<Sent> {
-      const items = takeRoundRobin(registry.values(), rotation, max);
+      const taken = takeRoundRobin(registry.values(), rotation, max);
       rotation += 1;
-      return { items, spans: items.map((i) => i.out.span) };
+      // Spans first, then events, as a Batch lines its items up.
+      const items: Sent[] = [];
+      const spans: SpanData[] = [];
+      const events: LogRecordData[] = [];
+      for (const i of taken)
+        if (i.out.span !== undefined) {
+          items.push(i);
+          spans.push(i.out.span);
+        }
+      for (const i of taken)
+        if (i.out.event !== undefined) {
+          items.push(i);
+          events.push(i.out.event);
+        }
+      return { items, spans, events };
     },
     async onAccepted(items) {
       answer(items, (tracker, outs) => tracker.ack(outs));

@@ -9,14 +9,21 @@ import type { PriceTable } from '../../../core/cost/pricing.js';
 import { costSession, type SessionCosts } from '../../../core/cost/session-cost.js';
 import type { SessionModel } from '../../../core/model/session-model.js';
 import type { SpanData, SpanOptions } from '../../../core/spans/data.js';
-import { traceIdFor } from '../../../core/spans/ids.js';
+import type { LogRecordData } from '../../../core/events/log-record.js';
 import { buildTurnSpans } from '../../../core/spans/build.js';
 import { turnFinality, type FlushMode } from '../../../core/spans/finality.js';
 import { createThreads, observe, type Threads } from '../../../core/spans/thread-progress.js';
 import { turnsWithChangedWindow } from '../../../core/model/context-window.js';
 import type { Cut } from '../../../core/session/reader.js';
 import type { Logger } from '../../../adapters/logger.js';
-import { digestOf, turnDigests } from '../../read/session-spans.js';
+import {
+  digestOf,
+  eventDigest,
+  eventsOfTurn,
+  traceIdOfTurn,
+  turnDigests,
+  withEvents,
+} from '../../read/session-spans.js';
 import type { ExportRecords } from '../state/export-records.js';
 import type { MalformedLines } from '../state/malformed-lines.js';
 import { SessionTail } from './session-tail.js';
@@ -35,11 +42,18 @@ export interface TrackerContext {
   malformed?: MalformedLines;
 }
 
-export interface Outgoing {
-  span: SpanData;
+/** A span, or (Claude Code's schema) an event, waiting to leave or in flight. */
+export type Outgoing = {
+  /** The span's id, or `event:` and the event's uid. */
+  id: string;
   digest: string;
+  complete: boolean;
   book: TurnBook;
-}
+} & ({ span: SpanData; event?: undefined } | { event: LogRecordData; span?: undefined });
+
+/** The outbox key of an event (apart from any span id). */
+const eventKey = (event: LogRecordData): string =>
+  `event:${String(event.attributes['log.record.uid'])}`;
 
 export type { FlushMode };
 
@@ -193,8 +207,9 @@ export class SessionTracker {
     // Every turn before the last finished: final and delivered (turns before skip are history).
     for (let index = Math.max(base, this.skip); index < last; index += 1) {
       const turn = model.turns[index];
-      if (turn === undefined || this.books.get(traceIdFor(turn.promptUuid))?.finished !== true)
-        return;
+      const traceId =
+        turn === undefined ? '' : traceIdOfTurn(this.ctx.spanOptions, turn.promptUuid);
+      if (turn === undefined || this.books.get(traceId)?.finished !== true) return;
     }
     const cut = this.tail.cutBeforeLastTurn(model);
     if (cut === null || !this.foldKeepsTurn(model, last, cut)) {
@@ -292,62 +307,84 @@ export class SessionTracker {
     return [...set].filter((i) => i >= 0 && i < turns.length).sort((a, b) => a - b);
   }
 
-  private openBook(
-    traceId: string,
-    index: number,
-    spans: SpanData[],
-    digests: string[],
-    digest: string,
-  ): TurnBook {
+  private openBook(traceId: string, index: number, parts: Outgoing[], digest: string): TurnBook {
     const marks = this.savedMarks.get(traceId);
     this.savedMarks.delete(traceId);
     const book = createBook(traceId, index, marks);
     const recorded = this.ctx.records.get(traceId) ?? null;
     book.recordedDigest = recorded;
-    const closed = spans[0]?.complete === true;
+    const closed = parts[0]?.complete === true;
     if (marks === undefined && recorded !== null && (recorded === digest || closed)) {
       // Delivered in full by an earlier run (or by `ccotel export`). If it changed
       // since, its final form is export's to resend, not ours.
-      spans.forEach((s, i) =>
-        book.delivered.set(s.spanId, { digest: digests[i] ?? '', complete: s.complete }),
-      );
+      for (const part of parts)
+        book.delivered.set(part.id, { digest: part.digest, complete: part.complete });
       book.inherited = recorded !== digest;
     }
     this.books.set(traceId, book);
     return book;
   }
 
+  /** The turn's spans and events as outbox items, before they are known to be ready. */
+  private partsOf(model: SessionModel, index: number, costs: SessionCosts) {
+    const options = this.ctx.spanOptions;
+    const spans = buildTurnSpans(model, index, costs, options);
+    const events = eventsOfTurn(model, index, costs, options);
+    const { spanDigests, digest } = turnDigests(spans);
+    // Filled in with the turn's book below.
+    const book = null as unknown as TurnBook;
+    const parts: Outgoing[] = spans.map((span, i) => ({
+      id: span.spanId,
+      digest: spanDigests[i] ?? '',
+      complete: span.complete,
+      book,
+      span,
+    }));
+    for (const event of events)
+      parts.push({ id: eventKey(event), digest: eventDigest(event), complete: true, book, event });
+    return { spans, parts, digest: withEvents(digest, events) };
+  }
+
   private rebuildTurn(model: SessionModel, index: number, costs: SessionCosts): boolean {
     const turn = model.turns[index];
     if (turn === undefined) return false;
-    const traceId = traceIdFor(turn.promptUuid);
-    const spans = buildTurnSpans(model, index, costs, this.ctx.spanOptions);
-    const { spanDigests: digests, digest } = turnDigests(spans);
-    const book = this.books.get(traceId) ?? this.openBook(traceId, index, spans, digests, digest);
+    const traceId = traceIdOfTurn(this.ctx.spanOptions, turn.promptUuid);
+    const { spans, parts, digest } = this.partsOf(model, index, costs);
+    const book = this.books.get(traceId) ?? this.openBook(traceId, index, parts, digest);
     book.turnIndex = index;
-    book.spans = spans;
-    book.digests = digests;
+    book.ids = parts.map((p) => p.id);
+    book.digests = parts.map((p) => p.digest);
     book.digest = digest;
 
-    const finality = turnFinality(model, this.threads, turn, this.flush);
+    const finality = turnFinality(
+      model,
+      this.threads,
+      turn,
+      this.flush,
+      this.ctx.spanOptions.schema,
+    );
     // An idle flush sends open work as it stands; only a closed turn is done with.
     book.final = finality.all && (this.flush !== 'idle' || spans[0]?.complete === true);
     const ready = finality.all ? null : finality.ready;
+    const rootId = spans[0]?.spanId;
 
     let queued = false;
     const ids = new Set<string>();
-    spans.forEach((span, i) => {
-      const digestOfSpan = digests[i] ?? '';
-      ids.add(span.spanId);
-      const isReady = ready === null || ready.has(span.spanId);
-      if (isReady && verdict(book, span.spanId, digestOfSpan) === 'send') {
-        this.outbox.set(span.spanId, { span, digest: digestOfSpan, book });
-        book.queued.add(span.spanId);
+    for (const part of parts) {
+      part.book = book;
+      ids.add(part.id);
+      // An event leaves once the span of the work it tells of is final (a prompt at once).
+      const of = part.event === undefined ? part.id : part.event.of;
+      const isReady =
+        ready === null || ready.has(of) || (part.event !== undefined && of === rootId);
+      if (isReady && verdict(book, part.id, part.digest) === 'send') {
+        this.outbox.set(part.id, part);
+        book.queued.add(part.id);
         queued = true;
-      } else if (book.queued.has(span.spanId)) {
-        this.unqueue(book, span.spanId);
+      } else if (book.queued.has(part.id)) {
+        this.unqueue(book, part.id);
       }
-    });
+    }
     // Spans that left this turn (an agent linked to a call of another turn).
     for (const id of [...book.queued]) if (!ids.has(id)) this.unqueue(book, id);
     this.settleBook(book);
@@ -369,7 +406,7 @@ export class SessionTracker {
     if (book.final && !book.finished) {
       book.finished = true;
       // Finished turns keep their marks (late lines may add spans) but not their spans.
-      book.spans = [];
+      book.ids = [];
       book.digests = [];
     }
   }
@@ -383,7 +420,7 @@ export class SessionTracker {
       if (item.book.inflight.has(spanId)) continue;
       this.outbox.delete(spanId);
       item.book.queued.delete(spanId);
-      item.book.inflight.set(spanId, { digest: item.digest, complete: item.span.complete });
+      item.book.inflight.set(spanId, { digest: item.digest, complete: item.complete });
       out.push(item);
     }
     return out;
@@ -392,10 +429,10 @@ export class SessionTracker {
   /** The collector accepted these spans. */
   ack(items: Outgoing[]): void {
     const books = new Set<TurnBook>();
-    for (const { span, book } of items) {
-      const mark = book.inflight.get(span.spanId);
-      book.inflight.delete(span.spanId);
-      if (mark !== undefined) book.delivered.set(span.spanId, mark);
+    for (const { id, book } of items) {
+      const mark = book.inflight.get(id);
+      book.inflight.delete(id);
+      if (mark !== undefined) book.delivered.set(id, mark);
       books.add(book);
     }
     for (const book of books) this.settleBook(book);
@@ -410,7 +447,7 @@ export class SessionTracker {
   /** Not delivered (shutting down, or --once gave up): back in the outbox. */
   requeue(items: Outgoing[]): void {
     for (const item of items) {
-      const id = item.span.spanId;
+      const { id } = item;
       item.book.inflight.delete(id);
       if (!this.outbox.has(id)) {
         this.outbox.set(id, item);

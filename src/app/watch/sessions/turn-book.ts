@@ -1,12 +1,12 @@
-// Delivery bookkeeping of one turn: which span ids went out, with which
-// content (a digest of the span's protobuf bytes: turnDigests in
-// session-spans.ts) and whether they were complete then. The rule it enforces: a span id is sent once per content. Spans leave only when final
+// Delivery bookkeeping of one turn: which span ids (and, in Claude Code's
+// schema, event ids) went out, with which content (a digest of the span's
+// protobuf bytes: turnDigests in session-spans.ts; of the event's fields) and
+// whether they were complete then. The rule it enforces: a span id is sent once per content. Spans leave only when final
 // (core/finality.ts), so a second send happens only when the content changed
 // after all: work sent incomplete at an idle timeout that completed later, or
 // a late fact; the span is then sent again, same id, with its latest content.
 // A turn inherited from an earlier run's record is not resent: its final form
 // is `ccotel export`'s to send.
-import type { SpanData } from '../../../core/spans/data.js';
 import type { SpanMark } from '../state/watch-state.js';
 
 export interface Mark {
@@ -19,12 +19,12 @@ export interface TurnBook {
   turnIndex: number;
   delivered: Map<string, Mark>;
   inflight: Map<string, Mark>;
-  /** Span ids of this turn waiting in the outbox. */
+  /** Span (and event) ids of this turn waiting in the outbox. */
   queued: Set<string>;
-  /** Latest build of the turn (emptied once the turn is finished, to save memory). */
-  spans: SpanData[];
+  /** Ids of the latest build of the turn, spans then events (emptied once the turn is finished). */
+  ids: string[];
   digests: string[];
-  /** digestOf(spans), the value export-state holds for a turn. */
+  /** The turn's digest (its spans', and its events'), the value export-state holds for it. */
   digest: string;
   /** Over and no agent still at work (core/finality.ts): every span may leave. */
   final: boolean;
@@ -52,7 +52,7 @@ export function createBook(
     delivered,
     inflight: new Map(),
     queued: new Set(),
-    spans: [],
+    ids: [],
     digests: [],
     digest: '',
     final: false,
@@ -68,10 +68,10 @@ export function verdict(book: TurnBook, spanId: string, digest: string): Verdict
   return prev.digest === digest || book.inherited ? 'skip' : 'send';
 }
 
-/** Every span of the latest build went out with exactly this content. */
+/** Every span (and event) of the latest build went out with exactly this content. */
 export function fullyDelivered(book: TurnBook): boolean {
-  if (book.queued.size > 0 || book.inflight.size > 0 || book.spans.length === 0) return false;
-  return book.spans.every((s, i) => book.delivered.get(s.spanId)?.digest === book.digests[i]);
+  if (book.queued.size > 0 || book.inflight.size > 0 || book.ids.length === 0) return false;
+  return book.ids.every((id, i) => book.delivered.get(id)?.digest === book.digests[i]);
 }
 
 export function marksOf(book: TurnBook): Record<string, SpanMark> {

@@ -69,7 +69,7 @@ function setup(
     maxBatchSpans: 2,
     pull: (max) => {
       const batch = items.splice(0, Math.min(max, 2));
-      return { items: batch, spans: batch.map(span) };
+      return { items: batch, spans: batch.map(span), events: [] };
     },
     onAccepted: (b) => Promise.resolve(void accepted.push(b)),
     onRefused: (b) => Promise.resolve(void refused.push(b)),

@@ -44,7 +44,7 @@ describe('failureAction', () => {
 });
 
 describe('sortAnswers', () => {
-  const batch = { items: ['a', 'b', 'c', 'd'], spans: ['1', '2', '3', '4'].map(span) };
+  const batch = { items: ['a', 'b', 'c', 'd'], spans: ['1', '2', '3', '4'].map(span), events: [] };
 
   it('sorts answered items by outcome and keeps the unanswered tail', () => {
     const answers = sortAnswers(batch, [

@@ -14,6 +14,7 @@ import { loadPriceTable } from '../../../../../src/adapters/config/price-file.js
 import { silentLogger } from '../../../../../src/adapters/logger.js';
 import { sessionSpans } from '../../../../support/whole-session.js';
 import { SessionTracker } from '../../../../../src/app/watch/sessions/session-tracker.js';
+import { spanOuts } from '../../../../support/outgoing.js';
 import { writeLongSession } from '../../../../../bench/lib/long-session.mjs';
 
 const REAL = join(import.meta.dirname, '..', '..', '..', '..', '..', 'fixtures', 'real');
@@ -72,7 +73,7 @@ async function writeLive(lines: string[], file: string): Promise<LiveRun> {
   let peakHeld = 0;
   const drain = (): void => {
     const out = tracker.take(10_000);
-    for (const o of out) sent.set(o.span.spanId, o.span);
+    for (const o of spanOuts(out)) sent.set(o.span.spanId, o.span);
     tracker.ack(out);
   };
   for (const line of lines) {
@@ -180,12 +181,12 @@ describe('folding finished turns in the live tracker', () => {
         await tracker.ingest(file);
         tracker.recompute();
         const out = tracker.take(10_000);
-        for (const o of out) sent.set(o.span.spanId, o.span);
+        for (const o of spanOuts(out)) sent.set(o.span.spanId, o.span);
         tracker.ack(out);
       }
       tracker.setFlush('final');
       tracker.recompute();
-      for (const o of tracker.take(10_000)) sent.set(o.span.spanId, o.span);
+      for (const o of spanOuts(tracker.take(10_000))) sent.set(o.span.spanId, o.span);
       const expected = (await exported()).slice(40).flatMap((t) => t.spans);
       expect(sent.size).toBe(expected.length);
       for (const span of expected) expect(sent.get(span.spanId)).toEqual(span);

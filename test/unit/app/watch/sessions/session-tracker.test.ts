@@ -9,10 +9,8 @@ import { chatSpanIdFor, toolSpanIdFor } from '../../../../../src/core/spans/ids.
 import { loadPriceTable } from '../../../../../src/adapters/config/price-file.js';
 import { silentLogger, type LogFields, type Logger } from '../../../../../src/adapters/logger.js';
 import type { ExportRecords } from '../../../../../src/app/watch/state/export-records.js';
-import {
-  SessionTracker,
-  type Outgoing,
-} from '../../../../../src/app/watch/sessions/session-tracker.js';
+import { SessionTracker } from '../../../../../src/app/watch/sessions/session-tracker.js';
+import { spanOuts, type SpanOut } from '../../../../support/outgoing.js';
 
 const HAND = join(import.meta.dirname, '..', '..', '..', '..', '..', 'fixtures', 'hand');
 
@@ -69,17 +67,17 @@ async function tracker(log: Logger = silentLogger): Promise<{ t: SessionTracker;
 }
 
 /** Appends lines, lets the tracker read them, and returns what it would send now (acknowledged at once). */
-async function feed(t: SessionTracker, file: string, lines: string[]): Promise<Outgoing[]> {
+async function feed(t: SessionTracker, file: string, lines: string[]): Promise<SpanOut[]> {
   if (lines.length > 0) await appendFile(file, `${lines.join('\n')}\n`);
   await t.ingest(file);
   await t.catchUp();
   t.recompute();
   const out = t.take(512);
   t.ack(out);
-  return out;
+  return spanOuts(out);
 }
 
-const names = (out: Outgoing[]): string[] => out.map((o) => o.span.name);
+const names = (out: SpanOut[]): string[] => out.map((o) => o.span.name);
 const idOfResult = (line: string): string => /"tool_use_id":"([^"]+)"/.exec(line)?.[1] ?? '';
 const msgIdOf = (line: string): string => {
   const rec = JSON.parse(line) as { requestId?: string; message: { id: string } };
@@ -99,7 +97,7 @@ describe('session tracker', () => {
     const warned: { msg: string; fields: LogFields | undefined }[] = [];
     const log: Logger = { ...silentLogger, warn: (msg, fields) => warned.push({ msg, fields }) };
     const { t, file } = await tracker(log);
-    const fill = (o: Outgoing | undefined): unknown =>
+    const fill = (o: SpanOut | undefined): unknown =>
       o?.span.attributes['claude_code.context.fill_percent'];
     const before = await feed(t, file, lines.slice(0, 6));
     const tool = before.find((o) => o.span.name.startsWith('execute_tool'));
@@ -276,7 +274,7 @@ describe('session tracker', () => {
     await t.load();
     t.setFlush('final');
     t.recompute();
-    const out = t.take(512);
+    const out = spanOuts(t.take(512));
     expect(new Set(out.map((o) => o.span.traceId)).size).toBe(1);
     expect(out.some((o) => o.span.attributes['claude_code.turn.index'] === 1)).toBe(true);
     expect(t.toRecord(false)).toMatchObject({ skip: 1, baseline: null });
