@@ -2,7 +2,8 @@
 // transcript, sub-agent, meta sidecar; every planted value listed in
 // secrets.json with the pattern meant to catch it) is exported in every content
 // mode to a receiver that keeps the raw request bytes (gzip off, protobuf and
-// JSON) and with --out; `show --html` writes its page. No planted value may
+// JSON) and with --out, in both schemas (Claude Code's adds events, as log
+// requests and --out lines); `show --html` writes its page. No planted value may
 // appear in any attribute, event, link, resource, span name or status, nor
 // anywhere in the raw bytes.
 import { readFileSync } from 'node:fs';
@@ -11,10 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET_PATTERNS } from '../../src/core/spans/scrub.js';
-import type { DecodedSpan } from '../support/otlp-decode.js';
-import { decodeJsonTraces } from '../support/otlp-decode.js';
+import type { DecodedLogRecord, DecodedSpan } from '../support/otlp-decode.js';
+import { decodeJsonTraces, decodeOtlpLogsRequest } from '../support/otlp-decode.js';
 import { runCcotel } from '../support/run-cli.js';
-import { canonical, decodeCaptured, startRawCapture } from '../support/fault-harness.js';
+import {
+  canonical,
+  decodeCaptured,
+  decodeCapturedLogs,
+  startRawCapture,
+} from '../support/fault-harness.js';
 
 const FIXTURE = 'fixtures/secrets';
 const SECRETS_FILE = join(FIXTURE, 'secrets.json');
@@ -56,6 +62,79 @@ function spanTexts(mode: string, how: string, spans: DecodedSpan[]): Output[] {
       out.push({ where: `${at} resource ${k}`, text: JSON.stringify(v) });
   }
   return out;
+}
+
+/** Every string of a decoded log record (Claude Code's schema). */
+function logTexts(mode: string, how: string, logs: DecodedLogRecord[]): Output[] {
+  return logs.map((l, i) => ({
+    where: `${mode}/${how} claude-code event ${i} (${String(l.body)})`,
+    text: JSON.stringify(l, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
+  }));
+}
+
+/** Claude Code's schema, every mode: spans and events, sent (protobuf) and written (--out). */
+async function captureClaudeCodeSchema(project: string): Promise<void> {
+  for (const mode of MODES) {
+    const capture = await startRawCapture();
+    try {
+      const run = await runCcotel([
+        'export',
+        '--schema',
+        'claude-code',
+        '--endpoint',
+        capture.url,
+        '--compression',
+        'none',
+        '--content',
+        mode,
+        '--state-dir',
+        join(dir, `state-cc-${mode}`),
+        '--quiet',
+        project,
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      capture.bodies.forEach((b, i) =>
+        outputs.push({
+          where: `${mode}/claude-code request ${i} (${b.path}) raw bytes`,
+          text: b.body.toString('latin1'),
+          bytes: b.body,
+        }),
+      );
+      const logs = decodeCapturedLogs(capture);
+      expect(logs.length).toBeGreaterThan(5);
+      outputs.push(...spanTexts(mode, 'claude-code', decodeCaptured(capture)));
+      outputs.push(...logTexts(mode, 'claude-code', logs));
+    } finally {
+      await capture.stop();
+    }
+    const out = join(dir, `out-cc-${mode}.jsonl`);
+    const written = await runCcotel([
+      'export',
+      '--schema',
+      'claude-code',
+      '--out',
+      out,
+      '--content',
+      mode,
+      '--state-dir',
+      join(dir, 'state-cc-out'),
+      '--quiet',
+      project,
+    ]);
+    expect(written.code, written.stderr).toBe(0);
+    const text = await readFile(out, 'utf8');
+    outputs.push({ where: `${mode}/claude-code --out file`, text });
+    const lines = text.trim().split('\n');
+    outputs.push(
+      ...logTexts(
+        mode,
+        'claude-code --out',
+        lines
+          .filter((l) => l.startsWith('{"resourceLogs"'))
+          .flatMap((l) => decodeOtlpLogsRequest(Buffer.from(l), 'json')),
+      ),
+    );
+  }
 }
 
 beforeAll(async () => {
@@ -130,6 +209,7 @@ beforeAll(async () => {
     // What the exporter prints is on the machine, but goes to logs and CI output.
     outputs.push({ where: `${mode} export stdout+stderr`, text: run.stdout + run.stderr });
   }
+  await captureClaudeCodeSchema(project);
   const html = join(dir, 'waterfall.html');
   const show = await runCcotel(['show', '--html', html, transcript]);
   expect(show.code, show.stderr).toBe(0);

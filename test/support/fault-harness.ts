@@ -19,9 +19,15 @@ import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { DecodedSpan } from './otlp-decode.js';
+import type { DecodedLogRecord, DecodedSpan } from './otlp-decode.js';
 import type { OtlpReceiver } from './otlp-receiver.js';
-import { decodeOtlpRequest, encodeExportResponse, encodingOf } from './otlp-decode.js';
+import {
+  decodeOtlpLogsRequest,
+  decodeOtlpRequest,
+  encodeExportResponse,
+  encodeLogsResponse,
+  encodingOf,
+} from './otlp-decode.js';
 
 export const REAL = 'fixtures/real';
 
@@ -290,7 +296,7 @@ export function createMatrix(suite: string) {
 
 export interface RawCapture {
   url: string;
-  bodies: { headers: http.IncomingHttpHeaders; body: Buffer }[];
+  bodies: { path: string; headers: http.IncomingHttpHeaders; body: Buffer }[];
   stop(): Promise<void>;
 }
 
@@ -301,9 +307,10 @@ export async function startRawCapture(): Promise<RawCapture> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      bodies.push({ headers: req.headers, body: Buffer.concat(chunks) });
+      const path = (req.url ?? '').split('?')[0] ?? '';
+      bodies.push({ path, headers: req.headers, body: Buffer.concat(chunks) });
       const enc = encodingOf(req.headers['content-type']) ?? 'protobuf';
-      const out = encodeExportResponse(enc);
+      const out = path === '/v1/logs' ? encodeLogsResponse(enc) : encodeExportResponse(enc);
       res.writeHead(200, {
         'Content-Type': enc === 'json' ? 'application/json' : 'application/x-protobuf',
         'Content-Length': out.length,
@@ -324,15 +331,30 @@ export async function startRawCapture(): Promise<RawCapture> {
   };
 }
 
-/** Decoded spans of captured bodies. */
+/** Decoded spans of captured bodies (the trace requests'). */
 export function decodeCaptured(capture: RawCapture): DecodedSpan[] {
-  return capture.bodies.flatMap(({ headers, body }) =>
-    decodeOtlpRequest(
-      body,
-      encodingOf(headers['content-type']) ?? 'protobuf',
-      headers['content-encoding'],
-    ),
-  );
+  return capture.bodies
+    .filter((b) => b.path !== '/v1/logs')
+    .flatMap(({ headers, body }) =>
+      decodeOtlpRequest(
+        body,
+        encodingOf(headers['content-type']) ?? 'protobuf',
+        headers['content-encoding'],
+      ),
+    );
+}
+
+/** Decoded log records of captured bodies (the logs requests'). */
+export function decodeCapturedLogs(capture: RawCapture): DecodedLogRecord[] {
+  return capture.bodies
+    .filter((b) => b.path === '/v1/logs')
+    .flatMap(({ headers, body }) =>
+      decodeOtlpLogsRequest(
+        body,
+        encodingOf(headers['content-type']) ?? 'protobuf',
+        headers['content-encoding'],
+      ),
+    );
 }
 
 // ---- the built CLI, for tests that need a real process ----
