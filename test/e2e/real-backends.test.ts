@@ -11,6 +11,10 @@
  *   the same input, span for span; /api/v3/services and /api/v3/operations must list them;
  * - the Collector's own `validate` accepts every collector config the repo ships and refuses
  *   a misspelt exporter and a bad key; Jaeger's `validate` accepts the settings compose gives it;
+ * - `ccotel export --schema claude-code` through the Collector set up for the Claude Code Stats
+ *   app (config/examples/claude-code-stats/otel-collector.yaml): spans into Jaeger (standing in
+ *   for Tempo) and log records into a receiver standing in for Loki's OTLP endpoint, both equal
+ *   to `export --out`;
  * - a second Collector build holding the team gateway configs' components (contrib's among them)
  *   validates config/examples/team/gateway*.yaml and refuses wrong settings in them.
  *
@@ -24,6 +28,8 @@ import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { decodeOtlpLogsRequest, type DecodedLogRecord } from '../support/otlp-decode.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import {
   probeBackendBinaries,
   probeGatewayCollector,
@@ -189,7 +195,7 @@ function sortedNames(spans: Iterable<FlatSpan>): string[] {
  */
 function collectorShapedConfigs(): { collector: string[]; gateway: string[]; jaeger: string[] } {
   const found = { collector: [] as string[], gateway: [] as string[], jaeger: [] as string[] };
-  const inStackCollector = componentTypesUsed(readYaml(collectorConfigFile));
+  const inStackCollector = stackCollectorComponents();
   for (const dir of ['docker', 'config/examples']) {
     for (const file of readdirSync(join(repoRoot, dir), { recursive: true }).map(String).sort()) {
       if (!/\.ya?ml$/.test(file)) continue;
@@ -213,6 +219,22 @@ function collectorShapedConfigs(): { collector: string[]; gateway: string[]; jae
   return found;
 }
 const shippedConfigs = collectorShapedConfigs();
+
+/** The Collector set-up for the Claude Code Stats app (docs/native-telemetry.md). */
+const STATS_COLLECTOR = join(repoRoot, 'config/examples/claude-code-stats/otel-collector.yaml');
+
+/**
+ * What otelcol-ccotel holds: the components docker/otel-collector.yaml and the Claude Code
+ * Stats set-up use, by kind.
+ */
+function stackCollectorComponents(): Record<string, string[]> {
+  const stack = componentTypesUsed(readYaml(collectorConfigFile));
+  const stats = componentTypesUsed(readYaml(STATS_COLLECTOR));
+  const union: Record<string, string[]> = {};
+  for (const kind of Object.keys(stack))
+    union[kind] = [...new Set([...(stack[kind] ?? []), ...(stats[kind] ?? [])])].sort();
+  return union;
+}
 
 type Yaml = Record<string, unknown>;
 
@@ -379,6 +401,99 @@ describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason}
             spans,
           );
         }
+      },
+      SETUP_TIMEOUT_MS,
+    );
+  });
+
+  describe('`export --schema claude-code` through the Claude Code Stats Collector set-up to Jaeger and a Loki stand-in', () => {
+    let jaeger: RealJaeger | undefined;
+    let loki: OtlpReceiver | undefined;
+    let expectedSpans = new Map<string, FlatSpan[]>();
+    let expectedLogs: DecodedLogRecord[] = [];
+
+    beforeAll(async () => {
+      jaeger = await startJaeger(
+        binaries,
+        readYaml(binaries.jaegerAllInOne),
+        join(work, 'jaeger-claude-code'),
+        'jaeger (claude-code schema)',
+      );
+      running.push(jaeger);
+      loki = await startOtlpReceiver();
+      running.push(loki);
+      const collector = await startCollector(binaries, jaeger, join(work, 'collector-cc'), {
+        config: readYaml(STATS_COLLECTOR),
+        targets: { tempo: jaeger.otlpGrpc, loki: loki.url },
+      });
+      running.push(collector);
+      const outFile = join(work, 'claude-code.jsonl');
+      const schema = ['--schema', 'claude-code'];
+      const out = await runCli([
+        'export',
+        ...schema,
+        '--out',
+        outFile,
+        '--state-dir',
+        join(work, 'state-cc-out'),
+        WATCHED_FIXTURE,
+      ]);
+      if (out.code !== 0)
+        throw new Error(describeCliFailure('ccotel export --out (claude-code)', out));
+      expectedSpans = groupByTrace(await readExportFile(outFile));
+      expectedLogs = (await readFile(outFile, 'utf8'))
+        .split('\n')
+        .filter((line) => line.startsWith('{"resourceLogs"'))
+        .flatMap((line) => decodeOtlpLogsRequest(Buffer.from(line), 'json'));
+      const sent = await runCli([
+        'export',
+        ...schema,
+        '--endpoint',
+        collector.otlpHttp,
+        '--state-dir',
+        join(work, 'state-cc'),
+        '--quiet',
+        WATCHED_FIXTURE,
+      ]);
+      if (sent.code !== 0) throw new Error(describeCliFailure('ccotel export (claude-code)', sent));
+    }, SETUP_TIMEOUT_MS);
+
+    it(
+      "Jaeger holds Claude Code's span tree exactly as `export --out` wrote it",
+      async () => {
+        if (jaeger === undefined) throw new Error('Jaeger did not start');
+        await expectJaegerHolds(jaeger, expectedSpans, 'claude-code schema -> Jaeger');
+        const all = [...expectedSpans.values()].flat();
+        const roots = all.filter((s) => s.parentSpanId === '');
+        expect(new Set(roots.map((s) => s.name))).toEqual(new Set(['claude_code.interaction']));
+        expect(roots.length).toBe(expectedSpans.size);
+        // The sub-agent's requests hang under the call that spawned it.
+        const byId = new Map(all.map((s) => [s.spanId, s]));
+        const nested = all.filter((s) => s.attributes['llm_request.context'] === 'tool');
+        expect(nested.length).toBeGreaterThan(0);
+        for (const s of nested) expect(byId.get(s.parentSpanId)?.name).toBe('claude_code.tool');
+      },
+      SETUP_TIMEOUT_MS,
+    );
+
+    it(
+      "the events reach Loki's OTLP endpoint as `export --out` wrote them",
+      async () => {
+        const receiver = loki;
+        if (receiver === undefined) throw new Error('the Loki stand-in did not start');
+        expect(expectedLogs.length).toBeGreaterThan(10);
+        const got = await pollUntil(
+          `${expectedLogs.length} log records at the Loki stand-in`,
+          () =>
+            Promise.resolve(
+              receiver.logs().length >= expectedLogs.length ? receiver.logs() : undefined,
+            ),
+          { timeoutMs: 60_000, intervalMs: 250 },
+        );
+        const uid = (l: DecodedLogRecord): string => String(l.attributes['log.record.uid']);
+        const byUid = (logs: DecodedLogRecord[]) =>
+          [...logs].sort((a, b) => (uid(a) < uid(b) ? -1 : 1));
+        expect(byUid(got)).toEqual(byUid(expectedLogs));
       },
       SETUP_TIMEOUT_MS,
     );
@@ -566,10 +681,8 @@ describe.skipIf(!probe.available)(`real backends, no containers (${probe.reason}
       });
     }
 
-    it('the Collector build holds exactly the components docker/otel-collector.yaml uses', async () => {
-      expect(await componentsBuilt(binaries.otelcol)).toEqual(
-        componentTypesUsed(readYaml(collectorConfigFile)),
-      );
+    it('the Collector build holds exactly the components docker/otel-collector.yaml and the Claude Code Stats set-up use', async () => {
+      expect(await componentsBuilt(binaries.otelcol)).toEqual(stackCollectorComponents());
     });
 
     it('the Collector refuses a misspelt exporter in the pipeline', async () => {

@@ -122,21 +122,33 @@ export interface RealCollector {
 }
 
 /** docker/otel-collector.yaml with `jaeger` pointed at a real Jaeger and `tempo` at a receiver. */
+/** Another collector config than docker/otel-collector.yaml, and targets for its exporters. */
+export interface CollectorChoice {
+  config: Record<string, unknown>;
+  /** By the exporter's name after the slash; over `jaeger` and `tempo` (the stand-in). */
+  targets: Record<string, string>;
+}
+
 export function startCollector(
   binaries: BackendBinaries,
   jaeger: RealJaeger,
   workDir: string,
+  choice?: CollectorChoice,
 ): Promise<RealCollector> {
-  return retryOnPortClash(() => startCollectorOnce(binaries, jaeger, workDir));
+  return retryOnPortClash(() => startCollectorOnce(binaries, jaeger, workDir, choice));
 }
 
 async function startCollectorOnce(
   binaries: BackendBinaries,
   jaeger: RealJaeger,
   workDir: string,
+  choice: CollectorChoice | undefined,
 ): Promise<RealCollector> {
   const tempo = await startOtlpGrpcReceiver();
-  const relocated = await runnableCollector({ jaeger: jaeger.otlpGrpc, tempo: tempo.endpoint });
+  const relocated = await runnableCollector(
+    { jaeger: jaeger.otlpGrpc, tempo: tempo.endpoint, ...choice?.targets },
+    choice?.config,
+  );
   await mkdir(workDir, { recursive: true });
   const configFile = join(workDir, 'otel-collector.yaml');
   await writeFile(configFile, toYaml(relocated.config));

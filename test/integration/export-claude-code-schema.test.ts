@@ -2,7 +2,7 @@
 // events as OTLP log records, written by --out and sent to a real OTLP
 // receiver (spans to /v1/traces, events to /v1/logs), with the delivery rules
 // of spans; and `--schema genai` is today's output, byte for byte.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -314,6 +314,65 @@ describe('export --schema claude-code --out, by hand from the Monitoring page', 
     expect(errors.map((l) => [l.attributes.error, l.attributes.model])).toEqual([
       ['rate_limit', '<synthetic>'],
     ]);
+  });
+});
+
+describe('the resource of each session, as Claude Code writes it', () => {
+  /** fixtures/hand/rejected-tool, as a Claude Desktop session of another id and version. */
+  function desktopCopy(): string {
+    const project = join(dir, 'projects', '-home-dev-desktop');
+    mkdirSync(project, { recursive: true });
+    const lines = readFileSync(join(REJECTED, `${SESSION}.jsonl`), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => {
+        const o = JSON.parse(l.replaceAll(SESSION, DESKTOP)) as Record<string, unknown>;
+        if (o.type === 'user' || o.type === 'assistant') {
+          o.entrypoint = 'claude-desktop';
+          o.version = '2.1.230';
+          if (typeof o.uuid === 'string') o.uuid = `d${o.uuid.slice(1)}`;
+          if (typeof o.parentUuid === 'string') o.parentUuid = `d${o.parentUuid.slice(1)}`;
+        }
+        return JSON.stringify(o);
+      });
+    writeFileSync(join(project, `${DESKTOP}.jsonl`), `${lines.join('\n')}\n`);
+    return project;
+  }
+  const DESKTOP = 'ddfd17db-a1f9-46ec-ab1b-f48104846966';
+
+  it('gives each session its Claude Code version, and a Desktop one claude-code-desktop', async () => {
+    const { spans, logs, lines } = await exportOut(desktopCopy(), '--schema', 'claude-code');
+    const cli = await exportOut(REJECTED, '--schema', 'claude-code');
+    const resources = new Set(
+      [...spans, ...logs, ...cli.spans].map((x) =>
+        [x.resource['service.name'], x.resource['service.version']].join(' '),
+      ),
+    );
+    expect(resources).toEqual(new Set(['claude-code-desktop 2.1.230', 'claude-code 2.1.29']));
+    expect(lines.length).toBe(2);
+    const named = await exportOut(REJECTED, '--schema', 'claude-code', '--service-name', 'team-cc');
+    expect(new Set(named.spans.map((s) => s.resource['service.name']))).toEqual(
+      new Set(['team-cc']),
+    );
+  });
+
+  it('splits a batch where the sessions change, and keeps GenAI resources as they were', async () => {
+    desktopCopy();
+    mkdirSync(join(dir, 'projects', '-home-dev-cli'), { recursive: true });
+    copyFileSync(
+      join(REJECTED, `${SESSION}.jsonl`),
+      join(dir, 'projects', '-home-dev-cli', `${SESSION}.jsonl`),
+    );
+    const both = await exportOut(join(dir, 'projects'), '--schema', 'claude-code');
+    // One span line and one event line per session.
+    expect(both.lines.length).toBe(4);
+    const perLine = both.lines
+      .filter((l) => l.startsWith('{"resourceSpans"'))
+      .map((l) => new Set(decodeJsonTraces(l).map((s) => s.resource['service.version'])));
+    expect(perLine.map((v) => [...v]).sort()).toEqual([['2.1.230'], ['2.1.29']]);
+    const genai = await exportOut(join(dir, 'projects'));
+    expect(genai.lines.length).toBe(1);
+    expect(genai.spans.every((s) => !('service.version' in s.resource))).toBe(true);
   });
 });
 

@@ -62,3 +62,24 @@ export function lazyResource(settings: ResourceSettings): () => Resource {
 
 export const resourceOfSource = (source: ResourceSource): Resource =>
   typeof source === 'function' ? source() : source;
+
+const variants = new WeakMap<Resource, Map<string, Resource>>();
+
+/** The resource with attributes laid over it, one object per key (encoders cache by object). */
+export function resourceWith(
+  base: Resource,
+  key: string,
+  attributes: () => Record<string, unknown>,
+): Resource {
+  let byKey = variants.get(base);
+  if (byKey === undefined) {
+    byKey = new Map();
+    variants.set(base, byKey);
+  }
+  let made = byKey.get(key);
+  if (made === undefined) {
+    made = resources().resourceFromAttributes(attributes() as Record<string, string>);
+    byKey.set(key, made);
+  }
+  return made;
+}

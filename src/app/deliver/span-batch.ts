@@ -7,6 +7,7 @@
 // dry run's counting-sink.ts need not load span-sink.ts.
 import type { SpanData } from '../../core/spans/data.js';
 import type { LogRecordData } from '../../core/events/log-record.js';
+import type { ResourceVariant } from '../../core/spans/native/native-resource.js';
 import type { SpanRange } from '../../adapters/otlp/encode.js';
 
 /** The form a sink takes its batches in. */
@@ -19,6 +20,8 @@ export type SinkForm = 'spans' | 'protobuf' | 'json' | 'count';
  */
 interface Events {
   events?: LogRecordData[];
+  /** Claude Code's schema: the sessions' resource (one variant per batch). */
+  variant?: ResourceVariant;
 }
 
 export type SpanBatch =

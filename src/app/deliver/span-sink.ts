@@ -8,7 +8,16 @@ import type { Settings } from '../../core/settings.js';
 import { contentTypeOf, RequestBuffer } from '../../adapters/otlp/encode.js';
 import { jsonLineOfRanges } from '../../adapters/otlp/json.js';
 import { keepAliveAgent, otlpTransport } from '../../adapters/otlp/http-sender.js';
-import { resourceOfSource, type ResourceSource } from '../../adapters/otlp/resource.js';
+import type { Resource } from '@opentelemetry/resources';
+import {
+  resourceOfSource,
+  resourceWith,
+  type ResourceSource,
+} from '../../adapters/otlp/resource.js';
+import {
+  variantAttributes,
+  type ResourceVariant,
+} from '../../core/spans/native/native-resource.js';
 import type { AttemptFailure } from '../../adapters/otlp/transport.js';
 import { UserError } from '../../core/user-error.js';
 import { spanCountOfBatch, type BatchOf, type SinkForm } from './span-batch.js';
@@ -105,29 +114,34 @@ export function otlpSink(
   const limit: SizeLimit = { spans: Infinity };
   const memory = new RequestMemory();
   const run = (requests: BatchRequests) => new HalvingSend(requests, post, limit).run();
-  const events = eventSender(settings, resource, retry);
+  const events = eventSender(settings, retry);
   const description = settings.endpoint;
   if (settings.protocol === 'http/protobuf')
     return {
       description,
       form: 'protobuf',
-      send: async (batch) =>
-        events(
-          await memory.lend((into) =>
-            run(requestsOfRanges(batch.ranges, resourceOfSource(resource), into)),
-          ),
-          batch.events,
-        ),
+      async send(batch) {
+        const res = batchResource(resource, batch.variant);
+        const spans = await memory.lend((into) => run(requestsOfRanges(batch.ranges, res, into)));
+        return events(spans, batch.events, res);
+      },
     };
   return {
     description,
     form: 'spans',
-    send: async (batch) =>
-      events(
-        await run(requestsOfSpans(batch.spans, resourceOfSource(resource), settings.protocol)),
-        batch.events,
-      ),
+    async send(batch) {
+      const res = batchResource(resource, batch.variant);
+      const spans = await run(requestsOfSpans(batch.spans, res, settings.protocol));
+      return events(spans, batch.events, res);
+    },
   };
+}
+
+/** The resource of a batch: the run's, with its sessions' variant (Claude Code's schema) over it. */
+function batchResource(source: ResourceSource, variant: ResourceVariant | undefined): Resource {
+  const base = resourceOfSource(source);
+  if (variant === undefined) return base;
+  return resourceWith(base, variant.key, () => variantAttributes(base.attributes, variant));
 }
 
 /** Where events go: the logs endpoint set, else the one beside the traces URL. */
@@ -148,18 +162,16 @@ export function logsEndpointOf(settings: Settings): string {
  */
 function eventSender(
   settings: Settings,
-  resource: ResourceSource,
   retry: RetryPolicy,
-): (spans: SinkResult, events: LogRecordData[] | undefined) => Promise<SinkResult> {
+): (spans: SinkResult, events: LogRecordData[] | undefined, res: Resource) => Promise<SinkResult> {
   let post: Post | null = null;
   let url = '';
-  return async (spans, events) => {
+  return async (spans, events, res) => {
     if (!spans.ok || events === undefined || events.length === 0) return spans;
     if (post === null) {
       url = logsEndpointOf(settings);
       post = otlpPoster(settings, url, retry);
     }
-    const res = resourceOfSource(resource);
     const body =
       settings.protocol === 'http/protobuf'
         ? logsProtobuf(events, res)
@@ -240,7 +252,7 @@ export function fileSink(out: PrivateFile, resource: ResourceSource): SinkOf<'js
       // Written from the encoder's own buffer, neither decoded into a string nor
       // copied; the write is awaited before the next request is encoded into it
       // (export sends one batch at a time).
-      const res = resourceOfSource(resource);
+      const res = batchResource(resource, batch.variant);
       const line = jsonLineOfRanges(batch.ranges, res);
       await out.append(line);
       const result = acceptedAll(spanCountOfBatch(batch), line.byteLength - 1);

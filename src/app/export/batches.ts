@@ -6,6 +6,7 @@
 // order, so the state file records turns in the order they were delivered.
 import type { SpanData } from '../../core/spans/data.js';
 import type { LogRecordData } from '../../core/events/log-record.js';
+import type { ResourceVariant } from '../../core/spans/native/native-resource.js';
 import type { EncodedSpans, SpanRange } from '../../adapters/otlp/encode.js';
 import type { ExportRecorder } from './recorder.js';
 import type { TurnFor } from '../read/session-spans.js';
@@ -51,8 +52,8 @@ export interface BatchOptions<F extends SentForm> {
 
 type Outcome = { ok: boolean } | { error: unknown };
 
-/** Every batch may carry events (SpanBatch); spelled out where the form is generic. */
-type WithEvents = { events?: LogRecordData[] };
+/** Every batch may carry events and a variant (SpanBatch); spelled out where the form is generic. */
+type WithEvents = { events?: LogRecordData[]; variant?: ResourceVariant };
 
 /** Collects spans [from, to) of turns into a batch of one form. */
 interface BatchFill<F extends SentForm> {
@@ -102,6 +103,8 @@ export class BatchSender<F extends SentForm> {
   /** The batch's events, and the turns they are of. */
   private events: LogRecordData[] = [];
   private eventOwners: PendingTurn[] = [];
+  /** The resource variant of the batch's turns: a turn of another starts a new batch. */
+  private variant: ResourceVariant | undefined;
   private inFlight: Promise<Outcome> | null = null;
 
   constructor(
@@ -114,6 +117,9 @@ export class BatchSender<F extends SentForm> {
 
   /** Queues a turn's spans; false once delivery has failed (nothing more can go). */
   async add(turn: TurnFor<F>): Promise<boolean> {
+    if (this.owners.length > 0 && turn.variant?.key !== this.variant?.key && !(await this.flush()))
+      return false;
+    this.variant = turn.variant;
     const pending: PendingTurn = {
       record: turn.digest === null ? null : { traceId: turn.traceId, digest: turn.digest },
       remaining: turn.spanCount,
@@ -142,6 +148,7 @@ export class BatchSender<F extends SentForm> {
     const { owners, eventOwners } = this;
     const batch = this.fill.take();
     if (this.events.length > 0) (batch as WithEvents).events = this.events;
+    if (this.variant !== undefined) (batch as WithEvents).variant = this.variant;
     this.events = [];
     this.eventOwners = [];
     // Decided now: later batches are built (and `remaining` drops) while this one travels.

@@ -10,6 +10,10 @@ import { buildTurnSpans, countTurnSpans } from '../../core/spans/build.js';
 import { nativeTraceIdFor, sha256Hex, traceIdFor } from '../../core/spans/ids.js';
 import { buildTurnEvents } from '../../core/events/native-events.js';
 import type { LogRecordData } from '../../core/events/log-record.js';
+import {
+  resourceVariantOf,
+  type ResourceVariant,
+} from '../../core/spans/native/native-resource.js';
 import type { SessionFiles } from '../../adapters/files/session-files.js';
 import type { ParseOptions } from '../../core/transcript/parse-record.js';
 import { readSession, type SegmentReadOptions, type SessionRead } from './read-session.js';
@@ -22,6 +26,8 @@ interface TurnHead {
   spanCount: number;
   /** Its events (Claude Code's schema only; none in GenAI's): sent with its spans. */
   events: LogRecordData[];
+  /** Its session's resource (Claude Code's schema only). */
+  variant?: ResourceVariant;
 }
 
 interface TracedTurn extends TurnHead {
@@ -166,6 +172,10 @@ export const eventDigest = (event: LogRecordData): string =>
 export const traceIdOfTurn = (options: SpanOptions, promptUuid: string): string =>
   options.schema === 'claude-code' ? nativeTraceIdFor(promptUuid) : traceIdFor(promptUuid);
 
+/** Claude Code's schema carries each session's resource (native-resource.ts). */
+const variantOf = (t: TurnInput): { variant?: ResourceVariant } =>
+  t.options.schema === 'claude-code' ? { variant: resourceVariantOf(t.turn) } : {};
+
 /** A turn's digest, its events in it when it has any (a changed event sends the turn again). */
 export function withEvents(spanDigest: string, events: LogRecordData[]): string {
   if (events.length === 0) return spanDigest;
@@ -184,6 +194,7 @@ function builtTurn(t: TurnInput, digest: boolean): BuiltTurn {
     spans,
     spanCount: spans.length,
     events,
+    ...variantOf(t),
     digest: hash,
   };
 }
@@ -201,6 +212,7 @@ const TURN_BUILDERS: { [F in SinkForm]: (t: TurnInput, digest: boolean) => TurnF
       spans,
       spanCount: spans.length,
       events,
+      ...variantOf(t),
       encoded,
       digest: withEvents(digestOfEncoded(encoded), events),
     };

@@ -10,6 +10,7 @@ require (
 	go.opentelemetry.io/collector/confmap/provider/yamlprovider v1.63.0
 	go.opentelemetry.io/collector/exporter v1.63.0
 	go.opentelemetry.io/collector/exporter/otlpexporter v0.157.0
+	go.opentelemetry.io/collector/exporter/otlphttpexporter v0.157.0
 	go.opentelemetry.io/collector/otelcol v0.157.0
 	go.opentelemetry.io/collector/receiver v1.63.0
 	go.opentelemetry.io/collector/receiver/otlpreceiver v0.157.0

@@ -1,6 +1,6 @@
 // Command otelcol-ccotel is the OpenTelemetry Collector distribution the real-backend tests run:
-// exactly the components docker/otel-collector.yaml uses (the OTLP receiver and the OTLP gRPC
-// exporter), nothing else, so that a setting the compose stack's contrib image would accept but
+// exactly the components docker/otel-collector.yaml uses (the OTLP receiver, the OTLP gRPC
+// exporter for traces and the OTLP/HTTP one for logs), nothing else, so that a setting the compose stack's contrib image would accept but
 // this file does not use is not silently tested. test/e2e checks the two lists agree.
 package main
 
@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/confmap/provider/yamlprovider"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/otlpexporter"
+	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
@@ -49,7 +50,10 @@ func factories() (otelcol.Factories, error) {
 	if err != nil {
 		return otelcol.Factories{}, err
 	}
-	exporters, err := otelcol.MakeFactoryMap[exporter.Factory](otlpexporter.NewFactory())
+	exporters, err := otelcol.MakeFactoryMap[exporter.Factory](
+		otlpexporter.NewFactory(),
+		otlphttpexporter.NewFactory(),
+	)
 	if err != nil {
 		return otelcol.Factories{}, err
 	}

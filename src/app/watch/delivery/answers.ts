@@ -7,6 +7,7 @@
 // rest of the batch is sent again.
 import type { SpanData } from '../../../core/spans/data.js';
 import type { LogRecordData } from '../../../core/events/log-record.js';
+import type { ResourceVariant } from '../../../core/spans/native/native-resource.js';
 import type { EventsResult, SinkPart } from '../../deliver/span-sink.js';
 import type { OutageLog } from '../../deliver/outage-log.js';
 import type { RejectionLog } from './rejection-log.js';
@@ -16,6 +17,8 @@ export interface Batch<T> {
   items: T[];
   spans: SpanData[];
   events: LogRecordData[];
+  /** Claude Code's schema: the one resource variant of the batch's sessions. */
+  variant?: ResourceVariant;
 }
 
 export interface SortedAnswers<T> {
@@ -46,13 +49,18 @@ export function sortAnswers<T>(
   // The events' verdict: all accepted, or (a partial_success names no record) all refused.
   if (events?.ok === true) {
     (events.rejected > 0 ? refused : accepted).push(...eventItems);
-    const rest = { items: restSpans, spans: batch.spans.slice(answeredSpans), events: [] };
+    const rest = {
+      ...batch,
+      items: restSpans,
+      spans: batch.spans.slice(answeredSpans),
+      events: [],
+    };
     return { answered: answeredSpans + eventItems.length, accepted, refused, rest };
   }
   const rest = {
+    ...batch,
     items: [...restSpans, ...eventItems],
     spans: batch.spans.slice(answeredSpans),
-    events: batch.events,
   };
   return { answered: answeredSpans, accepted, refused, rest };
 }

@@ -154,7 +154,10 @@ function batchDelivery<T>(
 /** The spans in the form the sink takes, and the events (none: no field). */
 function sendBatch<T>(sink: SpanSink, batch: Batch<T>): Promise<SinkResult> {
   const { spans } = batch;
-  const events = batch.events.length === 0 ? {} : { events: batch.events };
+  const events = {
+    ...(batch.events.length === 0 ? {} : { events: batch.events }),
+    ...(batch.variant === undefined ? {} : { variant: batch.variant }),
+  };
   switch (sink.form) {
     case 'spans':
       return sink.send({ form: 'spans', spans, ...events });

@@ -58,21 +58,27 @@ export function createSessionDelivery(options: SessionDeliveryOptions): Delivery
     pull(max): Batch<Sent> {
       const taken = takeRoundRobin(registry.values(), rotation, max);
       rotation += 1;
+      // One resource variant per batch (Claude Code's schema): the others go back for the next.
+      const variant = taken[0]?.out.variant;
+      const other = taken.filter((i) => i.out.variant?.key !== variant?.key);
+      if (other.length > 0)
+        for (const [tracker, { outs }] of byTracker(other)) tracker.requeue(outs);
+      const kept = other.length === 0 ? taken : taken.filter((i) => !other.includes(i));
       // Spans first, then events, as a Batch lines its items up.
       const items: Sent[] = [];
       const spans: SpanData[] = [];
       const events: LogRecordData[] = [];
-      for (const i of taken)
+      for (const i of kept)
         if (i.out.span !== undefined) {
           items.push(i);
           spans.push(i.out.span);
         }
-      for (const i of taken)
+      for (const i of kept)
         if (i.out.event !== undefined) {
           items.push(i);
           events.push(i.out.event);
         }
-      return { items, spans, events };
+      return { items, spans, events, ...(variant === undefined ? {} : { variant }) };
     },
     async onAccepted(items) {
       answer(items, (tracker, outs) => tracker.ack(outs));

@@ -10,6 +10,10 @@ import { costSession, type SessionCosts } from '../../../core/cost/session-cost.
 import type { SessionModel } from '../../../core/model/session-model.js';
 import type { SpanData, SpanOptions } from '../../../core/spans/data.js';
 import type { LogRecordData } from '../../../core/events/log-record.js';
+import {
+  resourceVariantOf,
+  type ResourceVariant,
+} from '../../../core/spans/native/native-resource.js';
 import { buildTurnSpans } from '../../../core/spans/build.js';
 import { turnFinality, type FlushMode } from '../../../core/spans/finality.js';
 import { createThreads, observe, type Threads } from '../../../core/spans/thread-progress.js';
@@ -49,6 +53,8 @@ export type Outgoing = {
   digest: string;
   complete: boolean;
   book: TurnBook;
+  /** Its session's resource (Claude Code's schema): a batch holds one. */
+  variant?: ResourceVariant;
 } & ({ span: SpanData; event?: undefined } | { event: LogRecordData; span?: undefined });
 
 /** The outbox key of an event (apart from any span id). */
@@ -333,15 +339,28 @@ export class SessionTracker {
     const { spanDigests, digest } = turnDigests(spans);
     // Filled in with the turn's book below.
     const book = null as unknown as TurnBook;
+    const turn = model.turns[index];
+    const variant =
+      options.schema === 'claude-code' && turn !== undefined
+        ? { variant: resourceVariantOf(turn) }
+        : {};
     const parts: Outgoing[] = spans.map((span, i) => ({
       id: span.spanId,
       digest: spanDigests[i] ?? '',
       complete: span.complete,
       book,
+      ...variant,
       span,
     }));
     for (const event of events)
-      parts.push({ id: eventKey(event), digest: eventDigest(event), complete: true, book, event });
+      parts.push({
+        id: eventKey(event),
+        digest: eventDigest(event),
+        complete: true,
+        book,
+        ...variant,
+        event,
+      });
     return { spans, parts, digest: withEvents(digest, events) };
   }
 
