@@ -186,6 +186,9 @@ function sortedNames(spans: Iterable<FlatSpan>): string[] {
   return [...new Set([...spans].map((s) => s.name))].sort();
 }
 
+/** The Collector set-up for the Claude Code Stats app (docs/native-telemetry.md). */
+const STATS_COLLECTOR = join(repoRoot, 'config/examples/claude-code-stats/otel-collector.yaml');
+
 /**
  * Collector-shaped configs the repo ships (YAML with receivers, exporters and a service) under
  * docker/ and config/examples/, split into Jaeger's (they use Jaeger's own `jaeger_*` components,
@@ -219,9 +222,6 @@ function collectorShapedConfigs(): { collector: string[]; gateway: string[]; jae
   return found;
 }
 const shippedConfigs = collectorShapedConfigs();
-
-/** The Collector set-up for the Claude Code Stats app (docs/native-telemetry.md). */
-const STATS_COLLECTOR = join(repoRoot, 'config/examples/claude-code-stats/otel-collector.yaml');
 
 /**
  * What otelcol-ccotel holds: the components docker/otel-collector.yaml and the Claude Code
