@@ -340,15 +340,13 @@ describe('the resource of each session, as Claude Code writes it', () => {
   }
   const DESKTOP = 'ddfd17db-a1f9-46ec-ab1b-f48104846966';
 
-  it('gives each session its Claude Code version, and a Desktop one claude-code-desktop', async () => {
+  it('names a session Claude Desktop started claude-code-desktop', async () => {
     const { spans, logs, lines } = await exportOut(desktopCopy(), '--schema', 'claude-code');
     const cli = await exportOut(REJECTED, '--schema', 'claude-code');
-    const resources = new Set(
-      [...spans, ...logs, ...cli.spans].map((x) =>
-        [x.resource['service.name'], x.resource['service.version']].join(' '),
-      ),
-    );
-    expect(resources).toEqual(new Set(['claude-code-desktop 2.1.230', 'claude-code 2.1.29']));
+    const names = (xs: { resource: Record<string, unknown> }[]) =>
+      new Set(xs.map((x) => x.resource['service.name']));
+    expect(names([...spans, ...logs])).toEqual(new Set(['claude-code-desktop']));
+    expect(names([...cli.spans, ...cli.logs])).toEqual(new Set(['claude-code']));
     expect(lines.length).toBe(2);
     const named = await exportOut(REJECTED, '--schema', 'claude-code', '--service-name', 'team-cc');
     expect(new Set(named.spans.map((s) => s.resource['service.name']))).toEqual(
@@ -368,11 +366,13 @@ describe('the resource of each session, as Claude Code writes it', () => {
     expect(both.lines.length).toBe(4);
     const perLine = both.lines
       .filter((l) => l.startsWith('{"resourceSpans"'))
-      .map((l) => new Set(decodeJsonTraces(l).map((s) => s.resource['service.version'])));
-    expect(perLine.map((v) => [...v]).sort()).toEqual([['2.1.230'], ['2.1.29']]);
+      .map((l) => new Set(decodeJsonTraces(l).map((s) => s.resource['service.name'])));
+    expect(perLine.map((v) => [...v]).sort()).toEqual([['claude-code'], ['claude-code-desktop']]);
     const genai = await exportOut(join(dir, 'projects'));
     expect(genai.lines.length).toBe(1);
-    expect(genai.spans.every((s) => !('service.version' in s.resource))).toBe(true);
+    expect(new Set(genai.spans.map((s) => s.resource['service.name']))).toEqual(
+      new Set(['claude-code']),
+    );
   });
 });
 

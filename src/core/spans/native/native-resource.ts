@@ -1,15 +1,15 @@
 // What Claude Code's resource says of a session (its Monitoring page, "Service
-// information"): service.version is the Claude Code version, and service.name
-// is claude-code-desktop for sessions started from Claude Desktop. Both come
-// from the transcript, so they differ from session to session: a batch holds
-// turns of one variant only (export's batches, the daemon's pulls).
+// information"): service.name is claude-code-desktop for sessions started from
+// Claude Desktop. That comes from the transcript, so it differs from session to
+// session: a batch holds turns of one variant only (export's batches, the
+// daemon's pulls). service.version (the Claude Code version) is not made a
+// variant: it changes from session to session often enough to split a run
+// over history into one request per session (docs/benchmarks.md).
 import type { Turn } from '../../model/session-model.js';
 
 export interface ResourceVariant {
   /** Tells variants apart (what a batch is split by). */
   key: string;
-  /** Claude Code's version, as its prompt line wrote it. */
-  version: string | null;
   /** Started from Claude Desktop (its own entrypoints). */
   desktop: boolean;
 }
@@ -19,7 +19,7 @@ const DESKTOP_ENTRYPOINTS = new Set(['claude-desktop', 'claude-desktop-3p', 'loc
 
 export function resourceVariantOf(turn: Turn): ResourceVariant {
   const desktop = turn.entrypoint !== null && DESKTOP_ENTRYPOINTS.has(turn.entrypoint);
-  return { key: `${turn.version ?? ''}|${desktop ? 'd' : ''}`, version: turn.version, desktop };
+  return { key: desktop ? 'desktop' : 'cli', desktop };
 }
 
 /** The run's resource attributes with the variant laid over them. */
@@ -28,7 +28,6 @@ export function variantAttributes(
   variant: ResourceVariant,
 ): Record<string, unknown> {
   const out = { ...base };
-  if (variant.version !== null) out['service.version'] = variant.version;
   // Only over the default name: a name the user chose stays.
   if (variant.desktop && out['service.name'] === 'claude-code')
     out['service.name'] = 'claude-code-desktop';
