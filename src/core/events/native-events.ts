@@ -14,7 +14,7 @@ import {
   requestSpanIdFor,
   toolCallSpanIdFor,
 } from '../spans/native/native-ids.js';
-import { querySourceOf } from '../spans/native/native-agents.js';
+import { querySourceOf, speedOf } from '../spans/native/native-agents.js';
 import { internalResponseKeys, REDACTED } from '../spans/native/native-spans.js';
 import type { LogRecordData } from './log-record.js';
 
@@ -80,7 +80,7 @@ function apiEvent(model: SessionModel, r: ApiResponse, costs: SessionCosts): Pen
     attrs.cache_creation_tokens = usage?.cacheWrite ?? 0;
   }
   put(attrs, 'request_id', r.requestId);
-  put(attrs, 'speed', r.usage?.speed);
+  put(attrs, 'speed', speedOf(r.usage?.speed));
   attrs.query_source = querySourceOf(model, r.agentKey);
   return {
     timeMs: Math.max(r.startTime, r.endTime),

@@ -53,3 +53,9 @@ export function querySourceOf(model: SessionModel, agentKey: AgentKey): string {
   if (agentKey === null) return 'repl_main_thread';
   return model.agents.get(agentKey)?.agentType ?? 'subagent';
 }
+
+/** Claude Code's speed values: `fast` in fast mode, else `normal` (transcripts write `standard`). */
+export function speedOf(speed: string | null | undefined): string | null {
+  if (speed === null || speed === undefined || speed === '') return null;
+  return speed === 'fast' ? 'fast' : 'normal';
+}

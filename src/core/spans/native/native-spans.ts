@@ -19,6 +19,7 @@ import {
   agentIdsOf,
   parentOfWork,
   querySourceOf,
+  speedOf,
   type TurnPlace,
   type WorkParent,
 } from './native-agents.js';
@@ -85,7 +86,7 @@ function requestAttrs(nt: NativeTurn, r: ApiResponse, parent: WorkParent): Attrs
   const ids = agentIdsOf(nt.model, r.agentKey);
   put(attrs, 'agent_id', ids.agentId);
   put(attrs, 'parent_agent_id', ids.parentAgentId);
-  put(attrs, 'speed', r.usage?.speed);
+  put(attrs, 'speed', speedOf(r.usage?.speed));
   attrs['llm_request.context'] = parent.context;
   attrs.duration_ms = Math.max(0, Math.round(r.endTime - r.startTime));
   const usage = r.usage;
@@ -163,6 +164,11 @@ function toolAttrs(nt: NativeTurn, t: ToolCall, duration: number, complete: bool
   put(attrs, 'ccotel.tool.label', toolLabelFor(nt.options.content, t));
   if (t.responseKey !== null)
     put(attrs, 'ccotel.request_id', nt.model.responses.get(t.responseKey)?.requestId);
+  if (t.transcriptMissing) {
+    // A sub-agent whose transcript is gone: only its call's result tells of it.
+    attrs['ccotel.agent.transcript_missing'] = true;
+    put(attrs, 'ccotel.agent.id', t.agentReport?.agentId);
+  }
   if (!complete) attrs['ccotel.incomplete'] = true;
   return attrs;
 }
