@@ -2,6 +2,7 @@ import { loadConfig } from '../../adapters/config/config-loader.js';
 import { UserError } from '../../core/user-error.js';
 import { terminalText } from '../../core/view/terminal-text.js';
 import { BUNDLED_PRICING } from '../../adapters/config/price-file.js';
+import { logsUrlBeside } from '../../adapters/otlp/logs.js';
 import { maskSecrets, type Settings } from '../../core/settings.js';
 import { parseCommandArgs } from '../parse-args.js';
 import { SETTINGS_FLAGS, SETTINGS_HELP, settingsFromFlags } from '../settings-flags.js';
@@ -63,11 +64,15 @@ export async function runConfigCommand(argv: string[], io: CommandIo): Promise<n
   // Values and paths come from files and the environment: escaped like transcript text.
   io.stdout(`config file: ${terminalText(loaded.configFile ?? '(none)')}\n`);
   const bundled = loaded.settings.pricing === null ? ' (bundled)' : '';
+  // No logs endpoint set means the one beside the traces URL (events of --schema claude-code).
+  const besideTraces = logsUrlBeside(loaded.settings.endpoint);
   for (const k of keys) {
     const note = k === 'pricing' ? bundled : '';
-    io.stdout(
-      `${k.padEnd(width)}  ${terminalText(show(masked[k]))}${note}  [${loaded.sources[k].source}]\n`,
-    );
+    const value =
+      k === 'logsEndpoint' && masked.logsEndpoint === null && besideTraces !== null
+        ? `${besideTraces} (beside endpoint)`
+        : show(masked[k]);
+    io.stdout(`${k.padEnd(width)}  ${terminalText(value)}${note}  [${loaded.sources[k].source}]\n`);
   }
   io.stdout(renderProjectsDirsReport(projectsDirs));
   return Promise.resolve(0);
