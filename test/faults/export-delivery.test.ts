@@ -13,8 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DecodedSpan } from '../support/otlp-decode.js';
-import { startOtlpReceiver, type OtlpReceiver, type Scripted } from '../support/otlp-receiver.js';
+import type { DecodedLogRecord, DecodedSpan } from '../support/otlp-decode.js';
+import {
+  startOtlpReceiver,
+  type LogsMode,
+  type OtlpReceiver,
+  type Scripted,
+} from '../support/otlp-receiver.js';
 import { runCcotel, type CliRun } from '../support/run-cli.js';
 import { cleanExport, exportCorpus } from '../support/export-run.js';
 import {
@@ -430,4 +435,68 @@ describe('export: a repeat is the same span, byte for byte', () => {
       await receiver.stop();
     }
   });
+});
+
+describe('export --schema claude-code: events through a failing logs endpoint', () => {
+  // The events of a batch travel after its spans; a turn is recorded only when both were
+  // accepted. Whatever fails, the re-runs deliver every event at least once, and a repeat is
+  // the same record (same log.record.uid, same content).
+  const uidOf = (l: DecodedLogRecord): string => String(l.attributes['log.record.uid']);
+  const key = (l: DecodedLogRecord): string =>
+    JSON.stringify(l, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+  let reference: DecodedLogRecord[] = [];
+
+  beforeAll(async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const run = await exportTo(receiver, join(base, 'cc-ref'), '--schema', 'claude-code');
+      expect(run.code, run.stderr).toBe(0);
+      reference = receiver.logs();
+      expect(reference.length).toBeGreaterThan(512);
+    } finally {
+      await receiver.stop();
+    }
+  }, 60_000);
+
+  it.each([
+    ['500 on the first logs request', [{ status: 500 }]],
+    [
+      'accepted, then 500, then 503 (retried) on the next logs requests',
+      ['accept', { status: 500 }, { status: 503 }],
+    ],
+    [
+      'a partial_success on the second logs request',
+      ['accept', { rejectRecords: 3, message: 'quota' }],
+    ],
+  ] as [string, LogsMode[]][])(
+    '%s: nothing lost, repeats identical',
+    async (_name, script) => {
+      const receiver = await startOtlpReceiver();
+      const stateDir = join(base, `state-cc-${(caseNo += 1)}`);
+      try {
+        receiver.scriptLogs(script);
+        const runs = [
+          await exportTo(receiver, stateDir, '--schema', 'claude-code', '--timeout', '400'),
+        ];
+        for (let i = 0; i < 3 && runs[runs.length - 1]?.code !== 0; i += 1)
+          runs.push(await exportTo(receiver, stateDir, '--schema', 'claude-code'));
+        for (const run of runs) noStack(run);
+        expect(runs[0]?.code).toBe(1);
+        expect(runs[runs.length - 1]?.code).toBe(0);
+        const got = new Map<string, Set<string>>();
+        for (const l of receiver.logs()) {
+          const copies = got.get(uidOf(l)) ?? new Set<string>();
+          copies.add(key(l));
+          got.set(uidOf(l), copies);
+        }
+        const lost = reference.filter((l) => !got.has(uidOf(l)));
+        expect(lost.length, 'events lost').toBe(0);
+        expect([...got.values()].filter((c) => c.size > 1).length, 'repeats that differ').toBe(0);
+        expect(new Set(reference.map(uidOf))).toEqual(new Set(got.keys()));
+      } finally {
+        await receiver.stop();
+      }
+    },
+    60_000,
+  );
 });

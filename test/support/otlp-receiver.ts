@@ -52,6 +52,8 @@ export interface OtlpReceiver {
   logs(): DecodedLogRecord[];
   /** How /v1/logs answers: accept, reject `n` of each request (partial_success), or fail with a status. */
   setLogsMode(mode: LogsMode): void;
+  /** Answers for the next /v1/logs requests, one each, before the mode applies again. */
+  scriptLogs(answers: LogsMode[]): void;
   requests(): ReceivedRequest[];
   onSpans(cb: (spans: DecodedSpan[]) => void): () => void; // returns unsubscribe
   waitForSpans(n: number, timeoutMs: number): Promise<DecodedSpan[]>;
@@ -73,6 +75,7 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
   const accepted: DecodedSpan[] = [];
   const acceptedLogs: DecodedLogRecord[] = [];
   let logsMode: LogsMode = 'accept';
+  const logsQueue: LogsMode[] = [];
   const received: ReceivedRequest[] = [];
   const listeners = new Set<(spans: DecodedSpan[]) => void>();
   const queue: Scripted[] = [];
@@ -180,7 +183,7 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     } catch (err) {
       return reply(res, 400, 'text/plain', Buffer.from(`cannot decode: ${String(err)}`));
     }
-    const mode = logsMode;
+    const mode = logsQueue.shift() ?? logsMode;
     if (mode !== 'accept' && 'status' in mode)
       return reply(res, mode.status, 'text/plain', Buffer.alloc(0));
     if (mode === 'accept') {
@@ -229,6 +232,9 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     logs: () => [...acceptedLogs],
     setLogsMode(m) {
       logsMode = m;
+    },
+    scriptLogs(answers) {
+      logsQueue.push(...answers);
     },
     requests: () => [...received],
     onSpans(cb) {
