@@ -5,7 +5,11 @@ import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SpanKind, SpanStatusCode, TraceFlags } from '@opentelemetry/api';
-import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import {
+  JsonTraceSerializer,
+  ProtobufLogsSerializer,
+  ProtobufTraceSerializer,
+} from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { DecodedSpan } from './otlp-decode.js';
@@ -341,7 +345,7 @@ describe('scripted faults', () => {
   });
 
   it('answers 404 for other paths and methods, 415 for other content types', async () => {
-    expect((await post(`${rx.url}/v1/logs`, protoBody(), PROTO)).status).toBe(404);
+    expect((await post(`${rx.url}/v1/metrics`, protoBody(), PROTO)).status).toBe(404);
     const get = await new Promise<number>((resolve, reject) => {
       http
         .get(`${rx.url}/v1/traces`, { agent: false }, (res) => {
@@ -355,6 +359,36 @@ describe('scripted faults', () => {
       (await post(`${rx.url}/v1/traces`, protoBody(), { 'Content-Type': 'text/plain' })).status,
     ).toBe(415);
     expect(rx.requests()).toEqual([]);
+  });
+});
+
+describe('logs', () => {
+  const logsBody = (): Uint8Array =>
+    ProtobufLogsSerializer.serializeRequest([
+      {
+        hrTime: [1_700_000_000, 5],
+        hrTimeObserved: [1_700_000_000, 5],
+        body: 'claude_code.tool_result',
+        resource: resourceFromAttributes({ 'service.name': 'claude-code' }),
+        instrumentationScope: { name: 'sdk' },
+        attributes: { success: 'true', duration_ms: 12 },
+        droppedAttributesCount: 0,
+      },
+    ]) as Uint8Array;
+
+  it('decodes /v1/logs with the vendored schema and answers as scripted', async () => {
+    expect((await post(`${rx.url}/v1/logs`, logsBody(), PROTO)).status).toBe(200);
+    expect(rx.logs().map((l) => [l.body, l.attributes, l.timeUnixNano])).toEqual([
+      ['claude_code.tool_result', { success: 'true', duration_ms: 12 }, 1_700_000_000_000_000_005n],
+    ]);
+    rx.scriptLogs([{ status: 503 }]);
+    expect((await post(`${rx.url}/v1/logs`, logsBody(), PROTO)).status).toBe(503);
+    rx.setLogsMode({ rejectRecords: 1, message: 'quota' });
+    const partial = await post(`${rx.url}/v1/logs`, logsBody(), PROTO);
+    expect(partial.status).toBe(200);
+    expect(rx.logs()).toHaveLength(1);
+    // Spans are another matter: none arrived.
+    expect(rx.spans()).toEqual([]);
   });
 });
 
