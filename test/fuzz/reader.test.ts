@@ -12,7 +12,11 @@ import {
   parseRecord,
   type ParseOutcome,
 } from '../../src/core/transcript/parse-record.js';
-import { createSessionState } from '../../src/core/session/state.js';
+import {
+  addAgentMeta,
+  createSessionState,
+  registerAgentFile,
+} from '../../src/core/session/state.js';
 import { loadSession } from '../support/whole-session.js';
 import {
   allProblems,
@@ -202,8 +206,8 @@ describe('real transcripts cut at every byte offset of their last line', () => {
     }));
     const fold = (tail: ParseOutcome | null) => {
       const state = createSessionState('cut', file.file);
-      for (const m of session.metas) state.metas.set(m.agentId, m);
-      for (const o of others) if (o.agentId !== null) state.agentFiles.set(o.agentId, o.file);
+      for (const m of session.metas) addAgentMeta(state, m);
+      for (const o of others) if (o.agentId !== null) registerAgentFile(state, o.agentId, o.file);
       stepAll(state, file.file, null, prefixOutcomes);
       if (tail !== null) stepAll(state, file.file, null, [{ line: lastNumber, outcome: tail }]);
       for (const o of otherOutcomes) stepAll(state, o.f.file, o.f.agentId, o.outcomes);

@@ -36,6 +36,28 @@ export interface AgentMeta {
   name?: string | null;
 }
 
+/**
+ * The registered agents (a file or a meta) by what ties each to the call that
+ * spawned it, kept as they register: a segment links those its own calls name,
+ * or that name none, without a pass over every agent of the session.
+ */
+export interface AgentIndex {
+  /**
+   * The order linking takes them in: agent files as registered, then the
+   * agents with only a meta as their metas came.
+   */
+  order: Map<string, number>;
+  /** tool_use id → the agents whose meta names it. */
+  byMeta: Map<string, Set<string>>;
+  /** tool_use id → the agents an agent_progress record ties to it (registered or not). */
+  byProgress: Map<string, Set<string>>;
+  /** Agents neither a meta nor a progress record ties to a call. */
+  unlinked: Set<string>;
+}
+
+/** Order numbers of the agents with only a meta: after every file's. */
+const META_ONLY = 2 ** 40;
+
 export interface Entry {
   rec: TranscriptRecord;
   agentKey: AgentKey;
@@ -58,6 +80,8 @@ export interface SessionState {
   metas: Map<string, AgentMeta>;
   /** agentId → spawning tool_use id from agent_progress records. */
   progressLinks: Map<string, string>;
+  /** The agents with a file or a meta, by the call each names (assemble/agents.ts reads it). */
+  agentIndex: AgentIndex;
   warnings: ReadWarning[];
   ignoredLines: number;
   /** Lines of history copied from another session (forkedFrom) or repeated uuids. */
@@ -94,6 +118,7 @@ export function createSessionState(sessionId: string, file: string): SessionStat
     agentFiles: new Map(),
     metas: new Map(),
     progressLinks: new Map(),
+    agentIndex: { order: new Map(), byMeta: new Map(), byProgress: new Map(), unlinked: new Set() },
     warnings: [],
     ignoredLines: 0,
     duplicateLines: 0,
@@ -126,11 +151,42 @@ const snapshotInfo = (info: SessionInfo): SessionInfo => ({
 });
 
 export function registerAgentFile(state: SessionState, agentId: string, file: string): void {
-  if (!state.agentFiles.has(agentId)) state.agentFiles.set(agentId, file);
+  if (state.agentFiles.has(agentId)) return;
+  state.agentIndex.order.set(agentId, state.agentFiles.size);
+  state.agentFiles.set(agentId, file);
+  indexUnlinked(state, agentId);
 }
 
 export function addAgentMeta(state: SessionState, meta: AgentMeta): void {
-  state.metas.set(meta.agentId, meta);
+  const { agentId } = meta;
+  const index = state.agentIndex;
+  const before = state.metas.get(agentId);
+  if (before === undefined && !index.order.has(agentId))
+    index.order.set(agentId, META_ONLY + state.metas.size);
+  if (before?.toolUseId != null) index.byMeta.get(before.toolUseId)?.delete(agentId);
+  state.metas.set(agentId, meta);
+  if (meta.toolUseId !== null) addTo(index.byMeta, meta.toolUseId, agentId);
+  indexUnlinked(state, agentId);
+}
+
+function addProgressLink(state: SessionState, agentId: string, toolUseId: string): void {
+  state.progressLinks.set(agentId, toolUseId);
+  addTo(state.agentIndex.byProgress, toolUseId, agentId);
+  indexUnlinked(state, agentId);
+}
+
+/** Whether a registered agent names no call: its meta no tool_use id, no progress record it. */
+function indexUnlinked(state: SessionState, agentId: string): void {
+  const { unlinked, order } = state.agentIndex;
+  const link = state.metas.get(agentId)?.toolUseId ?? state.progressLinks.get(agentId) ?? null;
+  if (link === null && order.has(agentId)) unlinked.add(agentId);
+  else unlinked.delete(agentId);
+}
+
+function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
+  const set = map.get(key);
+  if (set === undefined) map.set(key, new Set([value]));
+  else set.add(value);
 }
 
 /** Inline (1.0.x) sidechains have no agentId: a chain is a root and its uuid descendants. */
@@ -238,7 +294,7 @@ export function step(
       rec.parentToolUseId !== null &&
       !state.progressLinks.has(rec.progressAgentId)
     ) {
-      state.progressLinks.set(rec.progressAgentId, rec.parentToolUseId);
+      addProgressLink(state, rec.progressAgentId, rec.parentToolUseId);
     }
     const copy: UserRecord | AssistantRecord | null = rec.embedded;
     if (copy !== null && rec.progressAgentId !== null)

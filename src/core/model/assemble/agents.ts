@@ -4,7 +4,7 @@
 // prompt), and typed, named and described from the call and its meta.
 import type { SessionState, AgentMeta } from '../../session/state.js';
 import type { SubAgent, ToolCall } from '../session-model.js';
-import type { SegmentRecords, TimeSpan } from './records.js';
+import type { SegmentRecords } from './records.js';
 import { emptyTotals } from './tokens.js';
 
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
@@ -40,7 +40,7 @@ export function linkAgents(
     agentOfCall: new Map(),
   };
   const agents = new Map<string, SubAgent>();
-  for (const key of keysToLink(state, records.agentSpan, done)) {
+  for (const key of keysToLink(state, records, done)) {
     const agentId = key.startsWith('sidechain:') ? null : key;
     const meta = agentId === null ? undefined : state.metas.get(agentId);
     const firstText = records.firstUserText.get(key) ?? null;
@@ -73,19 +73,39 @@ export function linkAgents(
 }
 
 /**
- * The agents to link: those with records here, a file or a meta. An agent
- * exported with an earlier segment only if it has records here again.
+ * The agents to link: those with records here, and those with a file or a
+ * meta that this segment can place: tied to a call read here, or to no call
+ * at all (a fork, an unlinked file). One tied to a call of another segment
+ * would come out in no turn, with no row and no warning: it is left out, so
+ * that a segment costs what its entries hold, not what the whole session has
+ * registered. An agent exported with an earlier segment only if it has
+ * records here again.
  */
 function keysToLink(
   state: SessionState,
-  agentSpan: Map<string, TimeSpan>,
+  records: Pick<SegmentRecords, 'tools' | 'agentLinks' | 'agentSpan'>,
   done: Set<string>,
 ): string[] {
-  const keys = new Set<string>(
-    [...agentSpan.keys(), ...state.agentFiles.keys(), ...state.metas.keys()].filter(
-      (k) => !done.has(k) || agentSpan.has(k),
-    ),
-  );
+  const { agentSpan, tools, agentLinks } = records;
+  const index = state.agentIndex;
+  const keys = new Set<string>(agentSpan.keys());
+  const tied = new Set<string>();
+  const consider = (key: string): void => {
+    if (keys.has(key) || tied.has(key) || done.has(key) || !index.order.has(key)) return;
+    // The link linkSpawningCall takes.
+    const link =
+      state.metas.get(key)?.toolUseId ?? agentLinks.get(key) ?? state.progressLinks.get(key);
+    if (link === undefined || link === null || tools.has(link)) tied.add(key);
+  };
+  for (const id of tools.keys()) {
+    for (const key of index.byMeta.get(id) ?? []) consider(key);
+    for (const key of index.byProgress.get(id) ?? []) consider(key);
+  }
+  for (const key of agentLinks.keys()) consider(key);
+  for (const key of index.unlinked) consider(key);
+  // In the order of their files, then of their metas, as when all were linked.
+  const order = (key: string): number => index.order.get(key) ?? 0;
+  for (const key of [...tied].sort((a, b) => order(a) - order(b))) keys.add(key);
   // Inline sidechains are matched last, by prompt text, against calls still free.
   return [...keys].sort(
     (a, b) => Number(a.startsWith('sidechain:')) - Number(b.startsWith('sidechain:')),
