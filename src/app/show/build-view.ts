@@ -35,6 +35,7 @@ export function viewPart(
     outputTokens: t.tokens.output,
     costUsd: sumCost(t.responseKeys, costs.byResponse),
     rowIds: rowsOfTurn.get(t.index) ?? [],
+    ...(t.teammateMessages === undefined ? {} : { teammateMessages: t.teammateMessages }),
   }));
   return { rows, turns, unknownModels: costs.unknownModels };
 }
