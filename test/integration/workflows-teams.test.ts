@@ -161,3 +161,24 @@ describe('background and SDK sessions', () => {
     expect(root?.attributes['claude_code.entrypoint']).toBe('sdk-cli');
   });
 });
+
+describe('cost-state', () => {
+  it("the last cost-state is compared with ccotel's own cost: one warning at its line, in show and export", async () => {
+    const reason =
+      'cost-state: Claude Code counts the session at $0.0085, ccotel at $0.009368 (10.2 % more)';
+    const { warnings } = await showJson(BG_CASE);
+    expect(warnings).toEqual([{ file: BG_CASE, line: 10, reason }]);
+    const text = await runCcotel(['show', BG_CASE]);
+    expect(text.stdout).toContain('1 warning');
+    const dir = await mkdtemp(join(tmpdir(), 'ccotel-cost-'));
+    try {
+      const run = await runCcotel(['export', BG_CASE, '--out', join(dir, 'spans.json')]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr.split('\n').filter((l) => l.includes('cost-state'))).toEqual([
+        `warning: ${BG_CASE}:10: ${reason}`,
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -2,6 +2,7 @@
 // calls and sub-agents, linked the way the real files link them.
 import type { AgentReport, SessionInfo, TeammateMessage, Usage } from '../transcript/records.js';
 import type { ReadWarning } from '../view/waterfall-row.js';
+import type { SessionState } from '../session/state.js';
 
 export type TurnEndState = 'completed' | 'api_error' | 'interrupted' | 'open';
 
@@ -174,4 +175,6 @@ export interface SessionModel {
   unknownRecordTypes?: Record<string, number>;
   /** Warnings derived from the records as a whole (linking), also in `warnings`. */
   derivedWarnings?: ReadWarning[];
+  /** The session's last `cost-state` record (2.1.2xx), where it was read: compared once priced (core/cost/cost-state.ts). */
+  costState?: SessionState['costState'];
 }

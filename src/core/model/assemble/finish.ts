@@ -175,6 +175,7 @@ function modelOf(
     ignoredLines: state.ignoredLines,
     sessionInfo: state.sessionInfo,
     derivedWarnings: warnings,
+    costState: state.costState,
     unknownRecordTypes: Object.fromEntries(
       [...state.unknownTypes].map(([type, { count }]) => [type, count]),
     ),
