@@ -8,14 +8,21 @@ const DIST =
     ? new URL('../../dist/', import.meta.url)
     : new URL(`file://${process.env.CCOTEL_BENCH_DIST.replace(/\/?$/, '/')}`);
 const dist = (path) => import(new URL(path, DIST).href);
-const [{ finish, wholeSession }, { windowsOf }, { createSessionReader }, read, spans] =
-  await Promise.all([
-    dist('core/model/assemble/finish.js'),
-    dist('core/cost/pricing.js'),
-    dist('core/session/reader.js'),
-    dist('app/read/read-session.js'),
-    dist('app/read/session-spans.js'),
-  ]);
+const [
+  { finish, wholeSession },
+  { windowsOf },
+  { createSessionReader },
+  read,
+  spans,
+  { sessionCostWarning },
+] = await Promise.all([
+  dist('core/model/assemble/finish.js'),
+  dist('core/cost/pricing.js'),
+  dist('core/session/reader.js'),
+  dist('app/read/read-session.js'),
+  dist('app/read/session-spans.js'),
+  dist('core/cost/cost-state.js'),
+]);
 
 /** Every file of the session folded into one state: main file first, then each agent file. */
 export async function loadSession(files, parse = {}) {
@@ -30,7 +37,10 @@ export async function loadSession(files, parse = {}) {
 export async function sessionSpans(files, prices, options) {
   const loaded = await loadSession(files, spans.parseOptionsFor(options));
   const model = finish(loaded.state, windowsOf(prices));
-  const { turns, unknownModels } = spans.spansOfModel(model, prices, options);
+  const { turns, unknownModels, costs } = spans.spansOfModel(model, prices, options);
+  // The cost-state warning needs prices: export adds it after the linking ones.
+  const cost = sessionCostWarning(model, costs.byResponse);
+  if (cost !== null) model.warnings = [...model.warnings, cost];
   return { model, turns, unknownModels, unterminated: loaded.unterminated };
 }
 

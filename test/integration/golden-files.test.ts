@@ -55,7 +55,7 @@ async function showJson(path: string): Promise<string> {
 
 describe('golden files of ccotel show --json', () => {
   it('finds every sample', () => {
-    expect(HAND.length).toBe(20); // 19 cases, forked-session has two sessions
+    expect(HAND.length).toBe(23); // 22 cases, forked-session has two sessions
     expect(REAL_LAYOUT.length).toBe(5); // clear-command has two sessions
     expect(REAL.length).toBe(19);
   });

@@ -2,6 +2,7 @@
 // reader the commands use, and its spans. Export, show and the daemon read in
 // segments or fold history away; these are what they must equal.
 import { finish, wholeSession } from '../../src/core/model/assemble/finish.js';
+import { sessionCostWarning } from '../../src/core/cost/cost-state.js';
 import type { ParseOptions } from '../../src/core/transcript/parse-record.js';
 import { windowsOf, type PriceTable } from '../../src/core/cost/pricing.js';
 import { createSessionReader } from '../../src/core/session/reader.js';
@@ -63,7 +64,10 @@ export async function sessionSpans(
 ): Promise<SessionSpans> {
   const loaded = await loadSession(files, parseOptionsFor(options));
   const model = finish(loaded.state, windowsOf(prices));
-  const { turns, unknownModels } = spansOfModel(model, prices, options);
+  const { turns, unknownModels, costs } = spansOfModel(model, prices, options);
+  // The cost-state warning needs prices: export adds it after the linking ones.
+  const cost = sessionCostWarning(model, costs.byResponse);
+  if (cost !== null) model.warnings = [...model.warnings, cost];
   return { model, turns, unknownModels, unterminated: loaded.unterminated };
 }
 

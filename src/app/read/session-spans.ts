@@ -4,6 +4,7 @@ import { encodeSpanFields, type EncodedSpans } from '../../adapters/otlp/protobu
 import { encodeJsonSpans } from '../../adapters/otlp/json.js';
 import { windowsOf, type PriceTable } from '../../core/cost/pricing.js';
 import { costSession, type SessionCosts } from '../../core/cost/session-cost.js';
+import { addSegmentCost, costStateWarning } from '../../core/cost/cost-state.js';
 import type { SessionModel } from '../../core/model/session-model.js';
 import type { SpanData, SpanOptions } from '../../core/spans/data.js';
 import { buildTurnSpans, countTurnSpans } from '../../core/spans/build.js';
@@ -243,28 +244,28 @@ export function spansOfModel(
   prices: PriceTable,
   options: SpanOptions,
   firstTurn?: number,
-): { turns: ProtobufTurn[]; unknownModels: string[] };
+): { turns: ProtobufTurn[]; unknownModels: string[]; costs: SessionCosts };
 export function spansOfModel<F extends SinkForm>(
   model: SessionModel,
   prices: PriceTable,
   options: SpanOptions,
   firstTurn: number,
   need: TurnNeed<F>,
-): { turns: TurnFor<F>[]; unknownModels: string[] };
+): { turns: TurnFor<F>[]; unknownModels: string[]; costs: SessionCosts };
 export function spansOfModel<F extends SinkForm>(
   model: SessionModel,
   prices: PriceTable,
   options: SpanOptions,
   firstTurn = 0,
   need: TurnNeed<F> = ENCODE_ALL as TurnNeed<F>,
-): { turns: TurnFor<F>[]; unknownModels: string[] } {
+): { turns: TurnFor<F>[]; unknownModels: string[]; costs: SessionCosts } {
   // Costs also when only counting: the "no price for model" notes come from them.
   const costs = costSession(model, prices);
   const builder = TURN_BUILDERS[need.form];
   const turns = model.turns
     .slice(firstTurn)
     .map((turn) => builder({ model, turn, costs, options }, need.digest));
-  return { turns, unknownModels: costs.unknownModels };
+  return { turns, unknownModels: costs.unknownModels, costs };
 }
 
 export interface StreamedSession {
@@ -289,6 +290,8 @@ export class SessionSpansRead<F extends SinkForm = 'protobuf'> {
   private readonly unknown = new Set<string>();
   /** Linking warnings are derived per segment, not read: kept after the read ones, as finish() does. */
   private readonly derived: ReadWarning[] = [];
+  /** ccotel's own cost of the segments read, for the cost-state comparison. */
+  private ownCost: number | null = null;
 
   constructor(
     files: SessionFiles,
@@ -310,12 +313,15 @@ export class SessionSpansRead<F extends SinkForm = 'protobuf'> {
       const spans = spansOfModel(model, this.prices, this.options, firstTurn, this.need);
       for (const m of spans.unknownModels) this.unknown.add(m);
       this.derived.push(...(model.derivedWarnings ?? []));
+      this.ownCost = addSegmentCost(this.ownCost, model, spans.costs.byResponse);
       yield spans.turns;
     }
   }
 
   summary(): StreamedSession {
-    const { read, derived } = this;
+    const { read } = this;
+    const costWarning = costStateWarning(read.state.costState, this.ownCost);
+    const derived = costWarning === null ? this.derived : [...this.derived, costWarning];
     return {
       unknownModels: [...this.unknown].sort(),
       unterminated: read.unterminated,

@@ -13,7 +13,12 @@ export function viewPart(
   model: SessionModel,
   prices: PriceTable,
   firstTurn: number,
-): { rows: WaterfallRow[]; turns: TurnSummary[]; unknownModels: string[] } {
+): {
+  rows: WaterfallRow[];
+  turns: TurnSummary[];
+  unknownModels: string[];
+  byResponse: Map<string, number | null>;
+} {
   const rows = buildWaterfall(model);
   const costs = costSession(model, prices);
   // Rows bucketed by turn once: a filter per turn is quadratic on long sessions.
@@ -35,8 +40,9 @@ export function viewPart(
     outputTokens: t.tokens.output,
     costUsd: sumCost(t.responseKeys, costs.byResponse),
     rowIds: rowsOfTurn.get(t.index) ?? [],
+    ...(t.teammateMessages === undefined ? {} : { teammateMessages: t.teammateMessages }),
   }));
-  return { rows, turns, unknownModels: costs.unknownModels };
+  return { rows, turns, unknownModels: costs.unknownModels, byResponse: costs.byResponse };
 }
 
 /** The view from its parts: title, totals and header as the whole session gives them. */

@@ -11,6 +11,7 @@ import type { ReadWarning, WaterfallRow } from '../../core/view/waterfall-row.js
 import type { SessionFiles } from '../../adapters/files/session-files.js';
 import type { TurnSummary, WaterfallView } from './render/waterfall-view.js';
 import { assembleView, viewPart } from './build-view.js';
+import { addSegmentCost, costStateWarning } from '../../core/cost/cost-state.js';
 import { readSession, type SegmentReadOptions } from '../read/read-session.js';
 
 export interface SegmentedView {
@@ -32,6 +33,7 @@ export async function buildViewInSegments(
   const derived: ReadWarning[] = [];
   const unknown = new Set<string>();
   let last: SessionModel | null = null;
+  let ownCost: number | null = null;
   const read = readSession(files, { parse: {}, windowOf: windowsOf(prices), ...sizes });
   for await (const { model, firstTurn } of read.segments()) {
     const part = viewPart(model, prices, firstTurn);
@@ -39,11 +41,14 @@ export async function buildViewInSegments(
     for (const turn of part.turns) turns.push(turn);
     for (const m of part.unknownModels) unknown.add(m);
     derived.push(...(model.derivedWarnings ?? []));
+    ownCost = addSegmentCost(ownCost, model, part.byResponse);
     last = model;
   }
   const model = last as SessionModel | null;
   if (model === null) throw new Error(`no segment read from ${files.mainFile}`);
   // Read warnings are the session's; linking warnings are derived per segment, after them.
+  const costWarning = costStateWarning(read.state.costState, ownCost);
+  if (costWarning !== null) derived.push(costWarning);
   const warnings = [...read.state.warnings, ...derived];
   return {
     view: assembleView(model.sessionId, sessionHeaderOf(model), rows, turns, warnings),

@@ -6,6 +6,7 @@
 // no record.
 import { finish } from '../../core/model/assemble/finish.js';
 import { costSession } from '../../core/cost/session-cost.js';
+import { addSegmentCost, costStateWarning } from '../../core/cost/cost-state.js';
 import { buildWaterfall } from '../../core/view/waterfall.js';
 import type { PriceTable } from '../../core/cost/pricing.js';
 import { headerOf, lastPromptModeOf } from '../../core/view/session-header.js';
@@ -103,6 +104,7 @@ async function streamJson(
   let unknownTypes: Record<string, number> = {};
   let opened = false;
   let rowCount = 0;
+  let ownCost: number | null = null;
   const open = (sessionId: string): void => {
     if (opened) return;
     opened = true;
@@ -111,7 +113,9 @@ async function streamJson(
   const read = readSession(files, { parse: {}, windowOf: windowsOf(prices), ...sizes });
   for await (const { model } of read.segments()) {
     open(model.sessionId);
-    for (const m of costSession(model, prices).unknownModels) unknown.add(m);
+    const costs = costSession(model, prices);
+    for (const m of costs.unknownModels) unknown.add(m);
+    ownCost = addSegmentCost(ownCost, model, costs.byResponse);
     // Session-wide facts: the state carries them, the last segment has them all.
     info = model.sessionInfo ?? {};
     unknownTypes = model.unknownRecordTypes ?? {};
@@ -124,7 +128,12 @@ async function streamJson(
   }
   // No segment at all (an empty transcript): the id as the whole read gives it.
   if (!opened) open(finish(read.state).sessionId);
-  const warnings = [...read.state.warnings, ...derivedWarnings];
+  const costWarning = costStateWarning(read.state.costState, ownCost);
+  const warnings = [
+    ...read.state.warnings,
+    ...derivedWarnings,
+    ...(costWarning === null ? [] : [costWarning]),
+  ];
   const tail = JSON.stringify(jsonTail(headerOf(info, lastMode), unknownTypes)).slice(1, -1);
   write(`],"warnings":${JSON.stringify(warnings)}${tail === '' ? '' : `,${tail}`}}\n`);
   const notes = [...unknown].sort().map((m) => `no price for model ${m}: its cost is left out`);

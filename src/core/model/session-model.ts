@@ -1,7 +1,8 @@
 // What a session is once its records are folded: turns, API responses, tool
 // calls and sub-agents, linked the way the real files link them.
-import type { AgentReport, SessionInfo, Usage } from '../transcript/records.js';
+import type { AgentReport, SessionInfo, TeammateMessage, Usage } from '../transcript/records.js';
 import type { ReadWarning } from '../view/waterfall-row.js';
+import type { SessionState } from '../session/state.js';
 
 export type TurnEndState = 'completed' | 'api_error' | 'interrupted' | 'open';
 
@@ -96,6 +97,12 @@ export interface SubAgent {
   tokens: TokenTotals;
   responseKeys: string[];
   file: string;
+  /** A workflow agent's run (its `wf_<id>` dir), the workflow's name and its meta's phase. */
+  workflow?: { runId: string; name: string | null; phase: string | null };
+  /** An agent-team member's team (meta teamName); `name` is its name in the team. */
+  team?: string;
+  /** Its file ends with an interrupt marker (a workflow agent stopped and restarted under a new id). */
+  interrupted?: boolean;
 }
 
 /** How a turn was opened (docs/spans.md "Turns and their origin"). */
@@ -122,6 +129,10 @@ export interface Turn {
   promptLength: number | null;
   /** How the session was launched, as the prompt says (cli, claude-desktop, sdk-cli…). */
   entrypoint: string | null;
+  /** The prompt's sessionKind (`bg`: a background session, 2.1.2xx). */
+  sessionKind?: string | null;
+  /** `<teammate-message>` lines that arrived in the turn (agent teams): they open none. */
+  teammateMessages?: TeammateMessage[];
   startTime: number;
   /** Last event of the turn, sub-agents included. */
   endTime: number;
@@ -164,4 +175,6 @@ export interface SessionModel {
   unknownRecordTypes?: Record<string, number>;
   /** Warnings derived from the records as a whole (linking), also in `warnings`. */
   derivedWarnings?: ReadWarning[];
+  /** The session's last `cost-state` record (2.1.2xx), where it was read: compared once priced (core/cost/cost-state.ts). */
+  costState?: SessionState['costState'];
 }

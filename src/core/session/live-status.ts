@@ -18,6 +18,9 @@
 // | real prompt (isRealPrompt)                          | working; open calls cleared    |
 // | <task-notification> user line                       | working (the model is handed   |
 // |                                                     | the background result)         |
+// | <teammate-message> user line                        | working; its sender reported   |
+// | your_turn while a teammate the lead spawned (Agent  | working: the lead waits on its |
+// | call with name + team_name) has not written back    | team                           |
 // | assistant with tool_use                             | working; calls opened          |
 // | assistant thinking-only / stop_reason tool_use      | working (more of the response) |
 // | assistant text, no open calls                       | your_turn (candidate;          |
@@ -85,6 +88,8 @@ export interface LiveStatus {
   gitBranch: string | null;
   version: string | null;
   localCommand: LocalCommandTracker;
+  /** Teammates spawned (Agent name + team_name) that have not written to the lead since. */
+  teammatesAtWork: Set<string>;
 }
 
 export interface StatusSnapshot {
@@ -121,6 +126,7 @@ export function initialStatus(): LiveStatus {
     gitBranch: null,
     version: null,
     localCommand: createLocalCommandTracker(),
+    teammatesAtWork: new Set(),
   };
 }
 
@@ -147,6 +153,8 @@ function onAssistant(s: LiveStatus, rec: AssistantRecord): void {
   if (isSyntheticReply(rec)) return;
   for (const use of rec.toolUses) {
     if (!s.resolved.delete(use.id)) s.openCalls.set(use.id, use.name);
+    const { name, team_name: team } = use.input;
+    if (typeof name === 'string' && typeof team === 'string') s.teammatesAtWork.add(name);
   }
   const answer = rec.hasText && rec.toolUses.length === 0 && rec.stopReason !== 'tool_use';
   if (answer && s.openCalls.size === 0) set(s, 'your_turn', rec.stopReason === 'end_turn');
@@ -168,6 +176,11 @@ function onUser(s: LiveStatus, rec: UserRecord): void {
   }
   // A background task's result is delivered to the model as a message: it answers.
   // Not a new turn (isRealPrompt excludes it too).
+  if (rec.teammate !== null) {
+    s.teammatesAtWork.delete(rec.teammate.from);
+    set(s, 'working');
+    return;
+  }
   if (!rec.isMeta && rec.text !== null && TASK_NOTIFICATION.test(rec.text)) {
     set(s, 'working');
     return;
@@ -233,15 +246,17 @@ export function stepStatus(
 /** The status as reported at `now` (epoch ms); without `now` no staleness applies. */
 export function statusOf(s: LiveStatus, now?: number, options: StatusOptions = {}): StatusSnapshot {
   const staleAfter = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+  // A lead done with its own work still waits for the teammates it spawned.
+  const state = s.state === 'your_turn' && s.teammatesAtWork.size > 0 ? 'working' : s.state;
   const stale =
-    s.state === 'working' &&
+    state === 'working' &&
     now !== undefined &&
     (s.lastActivity === null || now - s.lastActivity > staleAfter);
   return {
-    state: stale ? 'unknown' : s.state,
+    state: stale ? 'unknown' : state,
     stale,
-    confirmed: s.state === 'your_turn' && s.confirmed,
-    retrying: s.state === 'working' && s.retrying,
+    confirmed: state === 'your_turn' && s.confirmed,
+    retrying: state === 'working' && s.retrying,
     errorType: s.state === 'api_error' ? s.errorType : null,
     lastActivity: s.lastActivity,
     lastPromptAt: s.lastPromptAt,

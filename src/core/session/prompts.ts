@@ -4,7 +4,7 @@ import type { TranscriptRecord, UserRecord } from '../transcript/records.js';
 
 export const INTERRUPT = /^\[Request interrupted by user/;
 const NOT_PROMPTS =
-  /^\s*<(task-notification|local-command-stdout|local-command-stderr|local-command-caveat)>/;
+  /^\s*<(task-notification|teammate-message|local-command-stdout|local-command-stderr|local-command-caveat)\b/;
 
 /** A turn starts at a real user prompt: not tool results, injected text, summaries or markers. */
 export function isRealPrompt(rec: TranscriptRecord): rec is UserRecord {

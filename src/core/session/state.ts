@@ -11,6 +11,7 @@ import type {
   UserRecord,
   AssistantRecord,
   SessionInfo,
+  CostState,
 } from '../transcript/records.js';
 import type { AgentKey } from '../model/session-model.js';
 import type { ReadWarning } from '../view/waterfall-row.js';
@@ -34,6 +35,17 @@ export interface AgentMeta {
   /** 2.1.220+ forks (`/subtask`): `"isFork": true` and the fork's `name`. */
   isFork?: boolean;
   name?: string | null;
+  /** A workflow agent's `workflowPhase` (2.1.2xx). */
+  workflowPhase?: string | null;
+  /** An agent-team member's `teamName` and `taskKind` (`in_process_teammate`). */
+  teamName?: string | null;
+  taskKind?: string | null;
+}
+
+/** A Workflow call's run, as its launch result names it. */
+export interface WorkflowRun {
+  toolUseId: string;
+  name: string | null;
 }
 
 /**
@@ -82,6 +94,13 @@ export interface SessionState {
   progressLinks: Map<string, string>;
   /** The agents with a file or a meta, by the call each names (assemble/agents.ts reads it). */
   agentIndex: AgentIndex;
+  /**
+   * runId (`wf_<id>`) → the Workflow call that launched it: the session's
+   * whole, as a run's agents may be read in a later segment than its call.
+   */
+  workflowRuns: Map<string, WorkflowRun>;
+  /** The last `cost-state` record read, and where. */
+  costState: { value: CostState; file: string; line: number } | null;
   warnings: ReadWarning[];
   ignoredLines: number;
   /** Lines of history copied from another session (forkedFrom) or repeated uuids. */
@@ -119,6 +138,8 @@ export function createSessionState(sessionId: string, file: string): SessionStat
     metas: new Map(),
     progressLinks: new Map(),
     agentIndex: { order: new Map(), byMeta: new Map(), byProgress: new Map(), unlinked: new Set() },
+    workflowRuns: new Map(),
+    costState: null,
     warnings: [],
     ignoredLines: 0,
     duplicateLines: 0,
@@ -264,6 +285,14 @@ function countUnknownType(
 const unknownTypeReason = (type: string, count: number): string =>
   `unknown record type "${type}": ${count} line${count === 1 ? '' : 's'} ignored (first here)`;
 
+/** A Workflow call's launch result: its run's agents are linked to the call by it. */
+function noteWorkflowRun(state: SessionState, rec: UserRecord): void {
+  const launch = rec.workflowLaunch;
+  const call = rec.toolResults[0]?.toolUseId;
+  if (launch === null || call === undefined || state.workflowRuns.has(launch.runId)) return;
+  state.workflowRuns.set(launch.runId, { toolUseId: call, name: launch.name });
+}
+
 /** Fold one parsed line into the state. */
 export function step(
   state: SessionState,
@@ -283,9 +312,12 @@ export function step(
     }
     if (outcome.unknownType !== undefined)
       countUnknownType(state, source, line, outcome.unknownType);
+    if (outcome.costState !== undefined)
+      state.costState = { value: outcome.costState, file: source.file, line };
     return;
   }
   const rec = outcome.record;
+  if (rec.type === 'user' && rec.workflowLaunch !== null) noteWorkflowRun(state, rec);
   if (rec.type === 'progress') {
     // The line itself is main-thread activity (its embedded copy is accepted below).
     if (rec.forkedFromSessionId === null) stepStatus(state.live, rec, source.agentId !== null);

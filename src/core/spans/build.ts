@@ -258,6 +258,12 @@ function agentAttrs(ctx: TurnContext, a: SubAgent, complete: boolean): Attrs {
   put(attrs, 'claude_code.agent.id', a.agentId ?? a.key);
   if (a.fork) attrs['claude_code.agent.type'] = 'fork';
   put(attrs, 'claude_code.agent.name', a.name);
+  put(attrs, 'claude_code.agent.team', a.team);
+  if (a.workflow !== undefined) {
+    put(attrs, 'claude_code.workflow.run_id', a.workflow.runId);
+    put(attrs, 'claude_code.workflow.name', a.workflow.name);
+    put(attrs, 'claude_code.workflow.phase', a.workflow.phase);
+  }
   if (a.internal) attrs['claude_code.agent.internal'] = true;
   putAgentTotals(attrs, a.tokens);
   putCost(attrs, sumCost(a.responseKeys, ctx.costs.byResponse));
@@ -272,11 +278,13 @@ function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
   // under the turn root rather than under a span no trace holds.
   const linked = a.toolUseId === null ? undefined : ctx.model.tools.get(a.toolUseId);
   const call = linked !== undefined && linked.turnIndex === ctx.turn.index ? linked : undefined;
-  const start = call?.startTime ?? a.startTime;
+  // A workflow's agents run inside its call's span, each from its own first to last line.
+  const own = a.workflow !== undefined;
+  const start = own ? (a.startTime ?? call?.startTime ?? null) : (call?.startTime ?? a.startTime);
   if (start === null) return null;
   // A sync agent ends when its call returns; async ones when their last line is written.
   const end =
-    call === undefined
+    call === undefined || (own && a.endTime !== null)
       ? a.endTime
       : call.endTime === null
         ? null
@@ -311,6 +319,13 @@ function putTurnOrigin(attrs: Attrs, ctx: TurnContext): void {
   put(attrs, 'prompt.id', turn.promptId);
   put(attrs, 'claude_code.turn.origin', turn.origin);
   put(attrs, 'claude_code.turn.peer.name', label(turn.peerName));
+  put(attrs, 'claude_code.session.kind', turn.sessionKind);
+  put(attrs, 'claude_code.entrypoint', turn.entrypoint);
+  const senders = [...new Set((turn.teammateMessages ?? []).map((m) => m.from))];
+  if (labels && senders.length > 0)
+    attrs['claude_code.turn.teammate_message.senders'] = senders.map((s) =>
+      truncateUtf8(scrubText(s), 240),
+    );
   put(attrs, 'claude_code.permission_mode', turn.permissionMode ?? info.permissionMode);
   put(attrs, 'claude_code.session.mode', info.mode);
   put(attrs, 'claude_code.session.title', label(info.customTitle ?? info.aiTitle));

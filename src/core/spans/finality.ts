@@ -5,13 +5,13 @@
 //   execute_tool   its result has landed AND the response that issued it has
 //                  written its last line (its tokens are that response's final
 //                  usage); an async Agent launch also waits for the agent to stop
-//                  and its <task-notification>
+//                  and its <task-notification>, a Workflow launch for the latter
 //   chat           its thread has moved past the response (the next response,
 //                  a prompt, a turn-end record); a sub-agent's last response
 //                  once the agent is done
 //   invoke_agent   (sub-agent) its call has returned (async: and the agent
-//                  stopped and was notified); an internal side call once it
-//                  ended on an answer
+//                  stopped and was notified; a teammate: and it answered); an
+//                  internal side call once it ended on an answer
 //   sub-agent work only once the agent is linked to its spawning call
 //   turn root      the turn is provably over (a later real prompt, or a
 //                  `turn_duration` record as the main thread's latest work),
@@ -53,10 +53,26 @@ function agentView(model: SessionModel, threads: Threads, key: AgentKey): AgentV
   const call = agent.toolUseId === null ? undefined : model.tools.get(agent.toolUseId);
   if (call === undefined) return { linked: false, done: false };
   if (call.endTime === null) return { linked: true, done: false };
+  // A teammate's spawn returns at once and no notification follows: it is done once it answered.
+  if (agent.team !== undefined) return { linked: true, done: endedOnAnswer(threads, key) };
   if (!threads.asyncCalls.has(call.id)) return { linked: true, done: true };
   // A background agent is over once it answered and the main thread was told:
   // its <task-notification> ends the call's span and continues the turn.
   return { linked: true, done: endedOnAnswer(threads, key) && threads.notified.has(call.id) };
+}
+
+/**
+ * Whether an async launch still runs: its agent is at work, or (a Workflow
+ * call, whose run holds many agents) its <task-notification> has not come.
+ */
+function asyncCallOpen(
+  threads: Threads,
+  t: { id: string; spawnedAgentKey: AgentKey },
+  view: (key: AgentKey) => AgentView,
+): boolean {
+  if (!threads.asyncCalls.has(t.id)) return false;
+  if (t.spawnedAgentKey !== null) return !view(t.spawnedAgentKey).done;
+  return !threads.notified.has(t.id);
 }
 
 /**
@@ -160,8 +176,7 @@ export function readySpanIds(
     const t = model.tools.get(id);
     if (t === undefined || t.endTime === null || !view(t.agentKey).linked) continue;
     if (!responseDone(t.responseKey, t.agentKey)) continue;
-    if (threads.asyncCalls.has(t.id) && t.spawnedAgentKey !== null && !view(t.spawnedAgentKey).done)
-      continue;
+    if (asyncCallOpen(threads, t, view)) continue;
     add(ids.call(id));
   }
   for (const key of turn.agentKeys) {

@@ -98,6 +98,8 @@ function oneLineHead(text: string): string {
   return last >= n ? head.slice(0, last + 1) : oneLine(text);
 }
 
+const WORKFLOW_NAME = /^\s*export const meta\s*=\s*\{[^}]*?\bname:\s*['"]([^'"]+)['"]/;
+
 /** The most telling argument of a call, by tool. */
 function subject(name: string, input: Record<string, unknown>, cwd: string | null): string | null {
   const path = str(input.file_path) ?? str(input.notebook_path) ?? str(input.path);
@@ -126,6 +128,11 @@ function subject(name: string, input: Record<string, unknown>, cwd: string | nul
       return Array.isArray(input.todos) ? `${input.todos.length} todos` : null;
     case 'Skill':
       return str(input.skill) ?? str(input.command);
+    case 'Workflow':
+      // A script opens with `export const meta = { name: '…', … }`; a predefined workflow has input.name.
+      return (
+        str(input.name) ?? WORKFLOW_NAME.exec(str(input.script) ?? '')?.[1] ?? str(input.scriptPath)
+      );
     default: {
       for (const value of Object.values(input)) {
         const s = str(value);

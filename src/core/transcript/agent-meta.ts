@@ -1,5 +1,7 @@
 // `agent-<id>.meta.json` sidecars (later 2.1.x): {agentType, description, toolUseId, spawnDepth, parentAgentId?};
-// forks (2.1.220+ `/subtask`): {agentType:"fork", isFork:true, name, spawnDepth} and no toolUseId.
+// forks (2.1.220+ `/subtask`): {agentType:"fork", isFork:true, name, spawnDepth} and no toolUseId;
+// workflow agents: {agentType:"workflow-subagent", description, workflowPhase, spawnDepth:1}, no toolUseId;
+// agent-team members: {name, teamName, taskKind:"in_process_teammate", spawnDepth:0, model, color}, no toolUseId.
 import type { AgentMeta } from '../session/state.js';
 
 const AGENT_META_NAME = /agent-(.+)\.meta\.json$/;
@@ -25,5 +27,8 @@ export function parseAgentMeta(path: string, text: string): AgentMeta | null {
     parentAgentId: s(o.parentAgentId),
     isFork: o.isFork === true || o.agentType === 'fork',
     name: s(o.name),
+    workflowPhase: s(o.workflowPhase),
+    teamName: s(o.teamName),
+    taskKind: s(o.taskKind),
   };
 }

@@ -4,6 +4,7 @@
 import {
   MAX_KEPT_TEXT,
   type AgentReport,
+  type CostState,
   type SessionInfo,
   type AssistantRecord,
   type ProgressRecord,
@@ -17,6 +18,7 @@ import {
 import { clipAtBoundary } from '../spans/clip.js';
 import { SYNTHETIC_MODEL } from '../session/turn-lifecycle.js';
 import { timestampMs } from './timestamp.js';
+import { costStateOf, teammateMessageOf, workflowLaunchOf } from './parse-v22x.js';
 
 export type ParseOutcome =
   | { kind: 'record'; record: TranscriptRecord }
@@ -25,7 +27,7 @@ export type ParseOutcome =
    * `unknownType` names a type not in KNOWN_TYPES (format drift: reported, never
    * guessed at); `info` is what a session name or setting record says.
    */
-  | { kind: 'ignored'; unknownType?: string; info?: SessionInfo }
+  | { kind: 'ignored'; unknownType?: string; info?: SessionInfo; costState?: CostState }
   | { kind: 'malformed'; reason: string };
 
 type Json = Record<string, unknown>;
@@ -73,8 +75,9 @@ const SLOT = {
   mode: 6,
   origin: 7,
   entrypoint: 8,
+  kind: 9,
 };
-const lastInterned: (string | null)[] = Array.from({ length: 9 }, () => null);
+const lastInterned: (string | null)[] = Array.from({ length: 10 }, () => null);
 function intern(v: unknown, slot: number): string | null {
   if (typeof v !== 'string') return null;
   const last = lastInterned[slot];
@@ -290,6 +293,9 @@ function parseUser(o: Json): UserRecord {
     rejected: rejectedByString || rejectedByText,
     notifiesToolUseId: text === null ? null : (NOTIFICATION.exec(text)?.[1]?.trim() ?? null),
     notifiesTaskId: text === null ? null : (NOTIFIED_TASK.exec(text)?.[1]?.trim() ?? null),
+    workflowLaunch: workflowLaunchOf(tur),
+    teammate: teammateMessageOf(text),
+    sessionKind: intern(o.sessionKind, SLOT.kind),
   };
 }
 
@@ -469,6 +475,7 @@ export const KNOWN_TYPES: ReadonlySet<string> = new Set([
   'pr-link',
   'permission-mode',
   'mode',
+  'cost-state',
 ]);
 
 /** What a session name or setting record says; null for other types. */
@@ -512,6 +519,7 @@ function ignoredOutcome(o: Json): ParseOutcome {
   const type = typeof o.type === 'string' ? o.type : null;
   if (type === null || !KNOWN_TYPES.has(type))
     return { kind: 'ignored', unknownType: type === null ? '(no type)' : clip(type).slice(0, 60) };
+  if (type === 'cost-state') return { kind: 'ignored', costState: costStateOf(o) };
   const info = sessionInfoOf(o);
   return info === null ? { kind: 'ignored' } : { kind: 'ignored', info };
 }

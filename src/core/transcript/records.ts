@@ -34,6 +34,29 @@ export interface AgentReport {
   usage: Usage | null;
 }
 
+/** What a Workflow call's launch result names: the run its agents' dir is named after. */
+export interface WorkflowLaunch {
+  /** `wf_<id>`: the `subagents/workflows/<runId>/` dir of its agents. */
+  runId: string;
+  name: string | null;
+}
+
+/** A `<teammate-message>` user line: an agent-team member writing to the lead. */
+export interface TeammateMessage {
+  /** teammate_id: the teammate's name. */
+  from: string;
+  summary: string | null;
+}
+
+/** A `cost-state` record (2.1.2xx): what Claude Code itself counts the session at. */
+export interface CostState {
+  totalCostUSD: number | null;
+  /** Claude Code met a model it has no price for: its total leaves that out. */
+  hasUnknownModelCost: boolean;
+  /** The models of its modelUsage. */
+  models: string[];
+}
+
 export interface ToolUseBlock {
   id: string;
   name: string;
@@ -108,6 +131,12 @@ export interface UserRecord extends BaseRecord {
   notifiesToolUseId: string | null;
   /** Its `<task-id>`: the agentId of a fork or background agent (forks have no tool_use id). */
   notifiesTaskId: string | null;
+  /** A Workflow call's launch result (2.1.2xx). */
+  workflowLaunch: WorkflowLaunch | null;
+  /** A `<teammate-message>` line (agent teams). */
+  teammate: TeammateMessage | null;
+  /** sessionKind written on a prompt (`bg`: a background session). */
+  sessionKind: string | null;
 }
 
 export interface AssistantRecord extends BaseRecord {

@@ -36,6 +36,10 @@ export interface WaterfallRow {
     lastCallOutputTokens: number | null;
   };
   transcriptMissing?: boolean;
+  /** Agent rows of a workflow's agents (under the Workflow call's row): its run, name and phase. */
+  workflow?: { runId: string; name: string | null; phase: string | null };
+  /** Agent rows of an agent-team member: its name and team. */
+  teammate?: { name: string; team: string };
   children: WaterfallRow[];
 }
 

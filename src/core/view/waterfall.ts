@@ -22,10 +22,17 @@ interface RowContext {
   callsByAgent: Map<string | null, ToolCall[]>;
   /** Agents whose rows are being built: a cycle of spawn links ends there instead of recursing forever. */
   visiting: Set<string>;
+  /** The agents a Workflow call started, by its id. */
+  workflowAgents: Map<string, SubAgent[]>;
 }
 
 export function buildWaterfall(model: SessionModel): WaterfallRow[] {
-  const ctx: RowContext = { model, callsByAgent: callsByAgentKey(model), visiting: new Set() };
+  const ctx: RowContext = {
+    model,
+    callsByAgent: callsByAgentKey(model),
+    visiting: new Set(),
+    workflowAgents: workflowAgentsByCall(model),
+  };
   const rows = (ctx.callsByAgent.get(null) ?? [])
     .sort(byStart)
     .map((tool) => toolRow(tool, null, ctx));
@@ -34,7 +41,7 @@ export function buildWaterfall(model: SessionModel): WaterfallRow[] {
   for (const agent of model.agents.values()) {
     if (agent.startTime === null || agent.turnIndex === null) continue;
     if (!needsOwnRow(agent, model.tools)) continue;
-    rows.push(unlinkedAgentRow(agent, ctx.callsByAgent.get(agent.key) ?? [], ctx));
+    rows.push(agentOwnRow(agent, ctx.callsByAgent.get(agent.key) ?? [], ctx, null));
   }
   return rows.sort(byStart);
 }
@@ -50,7 +57,19 @@ function callsByAgentKey(model: SessionModel): Map<string | null, ToolCall[]> {
   return callsByAgent;
 }
 
-/** A call's row; a Task/Agent call's row holds its sub-agent's calls. */
+function workflowAgentsByCall(model: SessionModel): Map<string, SubAgent[]> {
+  const byCall = new Map<string, SubAgent[]>();
+  for (const agent of model.agents.values()) {
+    if (agent.workflow === undefined || agent.toolUseId === null) continue;
+    if (!model.tools.has(agent.toolUseId) || agent.startTime === null) continue;
+    const list = byCall.get(agent.toolUseId);
+    if (list === undefined) byCall.set(agent.toolUseId, [agent]);
+    else list.push(agent);
+  }
+  return byCall;
+}
+
+/** A call's row; a Task/Agent call's row holds its sub-agent's calls, a Workflow call's its agents. */
 function toolRow(tool: ToolCall, parentAgentId: string | null, ctx: RowContext): WaterfallRow {
   const { model } = ctx;
   const response = tool.responseKey === null ? undefined : model.responses.get(tool.responseKey);
@@ -78,6 +97,11 @@ function toolRow(tool: ToolCall, parentAgentId: string | null, ctx: RowContext):
     children: [],
   };
   if (isAgent) addAgentFields(row, tool, agent, ctx);
+  const started = ctx.workflowAgents.get(tool.id);
+  if (started !== undefined)
+    row.children = started
+      .map((a) => agentOwnRow(a, ctx.callsByAgent.get(a.key) ?? [], ctx, tool.id))
+      .sort(byStart);
   return row;
 }
 
@@ -89,6 +113,10 @@ function addAgentFields(
   ctx: RowContext,
 ): void {
   row.tokens = { input: agent?.tokens.input ?? 0, output: agent?.tokens.output ?? 0 };
+  if (agent?.team !== undefined && agent.name !== null) {
+    row.teammate = { name: agent.name, team: agent.team };
+    row.label = `${tool.name} ${agent.name}: ${agent.description ?? agent.agentType}`;
+  }
   if (tool.transcriptMissing && tool.agentReport !== null) {
     const r = tool.agentReport;
     row.transcriptMissing = true;
@@ -110,13 +138,28 @@ function addAgentFields(
   }
 }
 
-/** The row of an agent without a spawning call: its id is the agent's key. */
-function unlinkedAgentRow(agent: SubAgent, calls: ToolCall[], ctx: RowContext): WaterfallRow {
+/** An agent's label when no call row names it: a fork's name, a workflow agent's phase. */
+function ownRowLabel(agent: SubAgent): string {
+  if (agent.fork) return `Fork: ${agent.name ?? agent.key}`;
+  const what = `Agent: ${agent.description ?? agent.agentType}`;
+  const phase = agent.workflow?.phase ?? null;
+  return phase === null ? what : `${what} (${phase})`;
+}
+
+/**
+ * The row of an agent that is not a Task/Agent call's: one without a spawning
+ * call (parent null), or one a Workflow call started. Its id is the agent's key.
+ */
+function agentOwnRow(
+  agent: SubAgent,
+  calls: ToolCall[],
+  ctx: RowContext,
+  parent: string | null,
+): WaterfallRow {
   const start = agent.startTime ?? 0;
-  const label = agent.fork
-    ? `Fork: ${agent.name ?? agent.key}`
-    : `Agent: ${agent.description ?? agent.agentType}`;
-  return {
+  const label = ownRowLabel(agent);
+  const status = agent.endTime === null ? 'running' : agent.interrupted ? 'error' : 'success';
+  const row: WaterfallRow = {
     id: agent.key,
     type: 'agent',
     toolName: agent.fork ? 'Fork' : 'Agent',
@@ -124,8 +167,8 @@ function unlinkedAgentRow(agent: SubAgent, calls: ToolCall[], ctx: RowContext): 
     startTime: start,
     endTime: agent.endTime,
     duration: agent.endTime === null ? null : Math.max(0, agent.endTime - start),
-    status: agent.endTime === null ? 'running' : 'success',
-    parentAgentId: null,
+    status,
+    parentAgentId: parent,
     input: {},
     output: null,
     inputTokens: 0,
@@ -134,4 +177,6 @@ function unlinkedAgentRow(agent: SubAgent, calls: ToolCall[], ctx: RowContext): 
     tokens: { input: agent.tokens.input, output: agent.tokens.output },
     children: [...calls].sort(byStart).map((child) => toolRow(child, agent.key, ctx)),
   };
+  if (agent.workflow !== undefined) row.workflow = agent.workflow;
+  return row;
 }

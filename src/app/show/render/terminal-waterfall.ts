@@ -174,6 +174,7 @@ function renderTurns(
     const axis = axes[i]!;
     if (group.turn) lines.push('', turnHeader(group.turn, axis, l));
     else if (view.turns.length > 0) lines.push('', ruleLine('── outside any turn ', l));
+    for (const m of group.turn?.teammateMessages ?? []) lines.push(teammateLine(m, l));
     const ruler = rulerText(axis, l.barW);
     lines.push(columnHeader('call', ruler, 'ctx', l));
     for (const flat of flattenRows(group.rows)) lines.push(rowLine(flat, axis, l));
@@ -198,6 +199,12 @@ function columnHeader(first: string, ruler: string, last: string, l: Layout): st
     padStartWidth(last, CTX_W),
   ].join(' ');
   return l.paint(line, 'dim');
+}
+
+/** A teammate's message to the lead: part of the turn it arrived in, no prompt of its own. */
+function teammateLine(m: { from: string; summary: string | null }, l: Layout): string {
+  const text = `✉ from ${m.from}${m.summary === null ? '' : `: ${m.summary}`}`;
+  return l.paint(fitWidth(toSingleLine(text), l.width), 'dim');
 }
 
 function turnHeader(turn: TurnSummary, axis: TimeAxis, l: Layout): string {

@@ -17,6 +17,8 @@ export interface TurnSummary {
   costUsd: number | null;
   /** ids of the top-level rows of this turn. */
   rowIds: string[];
+  /** `<teammate-message>` lines of the turn: sender and summary. */
+  teammateMessages?: { from: string; summary: string | null }[];
 }
 
 export interface WaterfallView {

@@ -73,7 +73,9 @@ export function warnUnlinked(
       line: inline ? (firstLine.get(agent.key) ?? 0) : 1,
       reason: inline
         ? 'inline sidechain matches no Task call by its prompt: shown under the turn of its first line'
-        : `sub-agent ${agent.agentId} has no spawning call: shown under the turn of its first line`,
+        : agent.workflow !== undefined
+          ? `workflow agent ${agent.agentId}: no Workflow call read names its run ${agent.workflow.runId}: shown under the turn of its first line`
+          : `sub-agent ${agent.agentId} has no spawning call: shown under the turn of its first line`,
     });
   }
 }

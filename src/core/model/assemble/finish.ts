@@ -25,6 +25,7 @@ import { emptyTotals, totalInput } from './tokens.js';
 import { collectRecords, type SegmentRecords } from './records.js';
 import { assignTurnInfo, buildTurns, classifyTurnEnds } from './turns.js';
 import { linkAgents } from './agents.js';
+import { linkWorkflowAndTeamAgents } from './workflow-links.js';
 import { assignAgentTurns, placeForks } from './agent-turns.js';
 import { markMissingTranscripts, needsOwnRow, warnUnlinked } from './agent-warnings.js';
 import { rollUpWork } from './rollup.js';
@@ -114,6 +115,7 @@ export function finishSegment(state: SessionState, carry: SegmentCarry): Finishe
   let lateAgents = 0;
   for (const key of records.firstLine.keys()) if (carry.doneAgents.has(key)) lateAgents += 1;
   const agents = linkAgents(state, records, carry.doneAgents);
+  linkWorkflowAndTeamAgents(state, agents, tools);
   const warnings: ReadWarning[] = [];
   const forksOwing = placeForks(agents, records.forkMarkers, records.taskNotified, warnings);
   const placement = assignAgentTurns(agents, tools, responses, turns, base);
@@ -173,6 +175,7 @@ function modelOf(
     ignoredLines: state.ignoredLines,
     sessionInfo: state.sessionInfo,
     derivedWarnings: warnings,
+    costState: state.costState,
     unknownRecordTypes: Object.fromEntries(
       [...state.unknownTypes].map(([type, { count }]) => [type, count]),
     ),

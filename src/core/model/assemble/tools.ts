@@ -19,6 +19,8 @@ export function closeTools(
     const agent = tool.spawnedAgentKey === null ? undefined : agents.get(tool.spawnedAgentKey);
     if (result.asyncLaunched)
       end = Math.max(end, notifications.get(tool.id) ?? agent?.endTime ?? end);
+    // A teammate's spawn returns at once too; its work ends with its last line.
+    else if (agent?.team !== undefined) end = Math.max(end, agent.endTime ?? end);
     tool.endTime = end;
     tool.output = result.text;
     tool.status = result.isError ? 'error' : 'success';

@@ -19,6 +19,7 @@ function isTurnWork(rec: TranscriptRecord): boolean {
   return (
     rec.toolResults.length > 0 ||
     rec.notifiesToolUseId !== null ||
+    rec.teammate !== null ||
     isInterruptMarker(rec) ||
     isRealPrompt(rec)
   );
@@ -52,6 +53,8 @@ export function buildTurns(
     // later belongs to no turn and must not stretch this one.
     if (rec.timestamp !== null && rec.timestamp > current.endTime && !local && isTurnWork(rec))
       current.endTime = rec.timestamp;
+    if (rec.type === 'user' && rec.teammate !== null)
+      (current.teammateMessages ??= []).push(rec.teammate);
     current.cwd ??= rec.cwd;
     current.gitBranch ??= rec.gitBranch;
     current.version ??= rec.version;
@@ -69,6 +72,7 @@ function newTurn(index: number, entry: Entry, prompt: UserRecord | null): Turn {
     promptText: prompt === null ? null : prompt.text,
     promptLength: prompt === null ? null : prompt.textLength,
     entrypoint: prompt === null ? null : prompt.entrypoint,
+    sessionKind: prompt === null ? null : prompt.sessionKind,
     contextWindow: DEFAULT_CONTEXT_WINDOW,
     startTime: rec.timestamp ?? 0,
     endTime: rec.timestamp ?? 0,

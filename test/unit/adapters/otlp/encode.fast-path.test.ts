@@ -9,6 +9,7 @@
 // spans, and the worker pool (bench/lib, over the built dist/) against
 // the plain path.
 import { spawnSync } from 'node:child_process';
+import { sessionCostWarning } from '../../../../src/core/cost/cost-state.js';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -118,7 +119,11 @@ function loadPlain(
 function plainSession(files: SessionFiles, options: SpanOptions) {
   const loaded = loadPlain(files, parseOptionsFor(options));
   const model = finish(loaded.state, windowsOf(prices));
-  return { model, ...spansOfModel(model, prices, options), unterminated: loaded.unterminated };
+  const spans = spansOfModel(model, prices, options);
+  // The cost-state warning needs prices: export adds it after the linking ones.
+  const cost = sessionCostWarning(model, spans.costs.byResponse);
+  if (cost !== null) model.warnings = [...model.warnings, cost];
+  return { model, ...spans, unterminated: loaded.unterminated };
 }
 
 const allSpans = (turns: ProtobufTurn[]): SpanData[] => turns.flatMap((t) => t.spans);
