@@ -383,6 +383,8 @@ describe('claude-code goldens (reviewed by hand; regenerate with -u)', () => {
     ['fork-subtask', 'fixtures/hand/v22x-fork-subtask'],
     ['missing-transcript', 'fixtures/hand/v22x-missing-transcript'],
     ['sub-agents-meta', 'fixtures/hand/v21-subagents-meta'],
+    ['workflow', 'fixtures/hand/v22x-workflow'],
+    ['team', 'fixtures/hand/v22x-team'],
   ])('%s', async (name, target) => {
     const { spans, logs } = await exportOut(target, '--schema', 'claude-code');
     const events = logs.map((l) => ({

@@ -15,7 +15,7 @@ import {
   toolCallSpanIdFor,
 } from '../spans/native/native-ids.js';
 import { querySourceOf, speedOf } from '../spans/native/native-agents.js';
-import { internalResponseKeys, REDACTED } from '../spans/native/native-spans.js';
+import { internalResponseKeys, putWorkflow, REDACTED } from '../spans/native/native-spans.js';
 import type { LogRecordData } from './log-record.js';
 
 type Attrs = Record<string, AttributeValue>;
@@ -60,8 +60,14 @@ function userPrompt(turn: Turn, options: SpanOptions): Pending | null {
   };
 }
 
-function apiEvent(model: SessionModel, r: ApiResponse, costs: SessionCosts): Pending {
+function apiEvent(
+  model: SessionModel,
+  r: ApiResponse,
+  costs: SessionCosts,
+  options: SpanOptions,
+): Pending {
   const attrs: Attrs = { model: r.model ?? 'unknown' };
+  putWorkflow(attrs, model, r.agentKey, options);
   const duration = Math.max(0, Math.round(r.endTime - r.startTime));
   if (r.isApiError) {
     attrs.error = r.errorType ?? 'api_error';
@@ -92,9 +98,10 @@ function apiEvent(model: SessionModel, r: ApiResponse, costs: SessionCosts): Pen
 }
 
 /** A finished call: its result, or the rejection that stood in for one. */
-function toolEvent(t: ToolCall): Pending | null {
+function toolEvent(model: SessionModel, t: ToolCall, options: SpanOptions): Pending | null {
   if (t.endTime === null) return null;
   const attrs: Attrs = { tool_name: t.name, tool_use_id: t.id };
+  putWorkflow(attrs, model, t.agentKey, options);
   if (t.status === 'error' && t.errorType === 'rejected') {
     attrs.decision = 'reject';
     attrs.source = 'user_reject';
@@ -132,11 +139,11 @@ export function buildTurnEvents(
   if (prompt !== null) pending.push(prompt);
   for (const key of [...turn.responseKeys, ...internalResponseKeys(model, turn)]) {
     const r = model.responses.get(key);
-    if (r !== undefined) pending.push(apiEvent(model, r, costs));
+    if (r !== undefined) pending.push(apiEvent(model, r, costs, options));
   }
   for (const id of turn.toolIds) {
     const t = model.tools.get(id);
-    const event = t === undefined ? null : toolEvent(t);
+    const event = t === undefined ? null : toolEvent(model, t, options);
     if (event !== null) pending.push(event);
   }
   // The prompt first, then by time; a stable order for events of the same millisecond.

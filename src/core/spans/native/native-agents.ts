@@ -59,3 +59,24 @@ export function speedOf(speed: string | null | undefined): string | null {
   if (speed === null || speed === undefined || speed === '') return null;
   return speed === 'fast' ? 'fast' : 'normal';
 }
+
+/**
+ * The Workflow run an agent's work belongs to (workflow.run_id, workflow.name):
+ * its own, or that of the agent that spawned it, up the chain, as Claude Code
+ * marks every agent a workflow's script spawns and those they spawn in turn.
+ */
+export function workflowOf(
+  model: SessionModel,
+  agentKey: AgentKey,
+): { runId: string; name: string | null } | null {
+  let key = agentKey;
+  for (let depth = 0; key !== null && depth < 32; depth += 1) {
+    const agent = model.agents.get(key);
+    if (agent === undefined) return null;
+    if (agent.workflow !== undefined)
+      return { runId: agent.workflow.runId, name: agent.workflow.name };
+    const call = agent.toolUseId === null ? undefined : model.tools.get(agent.toolUseId);
+    key = call?.agentKey ?? null;
+  }
+  return null;
+}

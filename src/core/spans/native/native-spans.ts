@@ -9,7 +9,13 @@
 // What a transcript cannot know (ttft_ms, attempt, client_request_id) is left
 // out rather than made up; what ccotel knows beyond the schema is under ccotel.*.
 import { sumCost, type SessionCosts } from '../../cost/session-cost.js';
-import type { ApiResponse, SessionModel, ToolCall, Turn } from '../../model/session-model.js';
+import type {
+  AgentKey,
+  ApiResponse,
+  SessionModel,
+  ToolCall,
+  Turn,
+} from '../../model/session-model.js';
 import type { AttributeValue, SpanData, SpanLink, SpanOptions } from '../data.js';
 import { toolLabelFor, truncateUtf8 } from '../content.js';
 import { promptLabel } from '../labels.js';
@@ -20,6 +26,7 @@ import {
   parentOfWork,
   querySourceOf,
   speedOf,
+  workflowOf,
   type TurnPlace,
   type WorkParent,
 } from './native-agents.js';
@@ -34,6 +41,24 @@ export const REDACTED = '<REDACTED>';
 
 function put(attrs: Attrs, key: string, value: AttributeValue | null | undefined): void {
   if (value !== null && value !== undefined && value !== '') attrs[key] = value;
+}
+
+/**
+ * workflow.run_id and workflow.name of a workflow agent's work; the name is
+ * `custom` without content labels, as Claude Code writes a user-authored one
+ * unless told to log tool details.
+ */
+export function putWorkflow(
+  attrs: Attrs,
+  model: SessionModel,
+  agentKey: AgentKey,
+  options: SpanOptions,
+): void {
+  const run = workflowOf(model, agentKey);
+  if (run === null) return;
+  attrs['workflow.run_id'] = run.runId;
+  const name = options.content === 'none' || run.name === null ? 'custom' : scrubText(run.name);
+  attrs['workflow.name'] = truncateUtf8(name, 240);
 }
 
 function putCost(attrs: Attrs, cost: number | null): void {
@@ -86,6 +111,7 @@ function requestAttrs(nt: NativeTurn, r: ApiResponse, parent: WorkParent): Attrs
   const ids = agentIdsOf(nt.model, r.agentKey);
   put(attrs, 'agent_id', ids.agentId);
   put(attrs, 'parent_agent_id', ids.parentAgentId);
+  putWorkflow(attrs, nt.model, r.agentKey, nt.options);
   put(attrs, 'speed', speedOf(r.usage?.speed));
   attrs['llm_request.context'] = parent.context;
   attrs.duration_ms = Math.max(0, Math.round(r.endTime - r.startTime));
@@ -158,6 +184,7 @@ function toolAttrs(nt: NativeTurn, t: ToolCall, duration: number, complete: bool
   attrs.duration_ms = duration;
   put(attrs, 'agent_id', ids.agentId);
   put(attrs, 'parent_agent_id', ids.parentAgentId);
+  putWorkflow(attrs, nt.model, t.agentKey, nt.options);
   attrs.tool_use_id = t.id;
   attrs['gen_ai.tool.call.id'] = t.id;
   putToolDetails(attrs, nt.options, t);

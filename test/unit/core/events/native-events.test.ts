@@ -88,7 +88,13 @@ describe('claude-code events on every fixture', () => {
     for (const { events } of all)
       for (const e of events) {
         expect(e.body).toBe(`claude_code.${String(e.attributes['event.name'])}`);
-        const allowed = [...COMMON, ...(DOCUMENTED[e.body] ?? [])];
+        // "Events additionally include … workflow.run_id, workflow.name" (a workflow's agents).
+        const allowed = [
+          ...COMMON,
+          'workflow.run_id',
+          'workflow.name',
+          ...(DOCUMENTED[e.body] ?? []),
+        ];
         for (const key of Object.keys(e.attributes))
           expect(allowed, `${e.body} ${key}`).toContain(key);
         for (const key of COMMON) expect(e.attributes, e.body).toHaveProperty(key);

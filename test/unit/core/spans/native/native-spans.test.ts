@@ -35,6 +35,8 @@ const DOCUMENTED: Record<string, string[]> = {
     'query_source',
     'agent_id',
     'parent_agent_id',
+    'workflow.run_id',
+    'workflow.name',
     'speed',
     'llm_request.context',
     'duration_ms',
@@ -56,6 +58,8 @@ const DOCUMENTED: Record<string, string[]> = {
     'duration_ms',
     'agent_id',
     'parent_agent_id',
+    'workflow.run_id',
+    'workflow.name',
     'tool_use_id',
     'gen_ai.tool.call.id',
     'file_path',
@@ -198,6 +202,21 @@ describe('claude-code spans on every fixture', () => {
     for (const s of nested) {
       expect(typeof s.attributes.agent_id).toBe('string');
       expect(s.attributes.query_source).not.toBe('repl_main_thread');
+    }
+  });
+
+  it("marks a workflow agent's requests and calls with the run, under the Workflow call", () => {
+    const marked = all.flatMap(({ spans }) => {
+      const byId = new Map(spans.map((s) => [s.spanId, s]));
+      return spans
+        .filter((s) => s.attributes['workflow.run_id'] !== undefined)
+        .map((s) => ({ s, parent: byId.get(s.parentSpanId ?? '') }));
+    });
+    expect(marked.length).toBeGreaterThan(0);
+    for (const { s, parent } of marked) {
+      expect(String(s.attributes['workflow.run_id'])).toMatch(/^wf_/);
+      expect(typeof s.attributes.agent_id).toBe('string');
+      expect(parent?.name).toBe('claude_code.tool');
     }
   });
 
