@@ -129,6 +129,10 @@ export function stepAll(
 
 const isFiniteNumber = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
 
+/** A Workflow call's row holds its run's agents (agent rows of their own), and nothing else. */
+const isWorkflowChild = (parent: WaterfallRow, row: WaterfallRow): boolean =>
+  parent.type === 'tool' && parent.toolName === 'Workflow' && row.type === 'agent';
+
 /** Waterfall rows: well-formed, ids unique, parents existing, children linked to their agent. */
 export function checkRows(result: PipelineResult): string[] {
   const { rows, model, state } = result;
@@ -166,6 +170,13 @@ export function checkRows(result: PipelineResult): string[] {
     if (parent === null) {
       if (row.parentAgentId !== null)
         problems.push(`${where}: top-level row with parentAgentId ${row.parentAgentId}`);
+    } else if (isWorkflowChild(parent, row)) {
+      // A Workflow run's agent: a row of its own under the call whose launch named its run.
+      if (row.parentAgentId !== parent.id)
+        problems.push(`${where}: parentAgentId ${row.parentAgentId} but shown under ${parent.id}`);
+      const agent = model.agents.get(row.id);
+      if (agent?.workflow === undefined || agent.toolUseId !== parent.id)
+        problems.push(`${where}: under Workflow call ${parent.id} without being one of its run`);
     } else {
       if (row.parentAgentId !== parent.id)
         problems.push(`${where}: parentAgentId ${row.parentAgentId} but shown under ${parent.id}`);
@@ -202,7 +213,7 @@ export function checkRows(result: PipelineResult): string[] {
         }
       }
     }
-    if (row.type === 'tool' && row.children.length > 0)
+    if (row.type === 'tool' && row.children.some((c) => !isWorkflowChild(row, c)))
       problems.push(`${where}: a tool row with children`);
     for (const child of row.children) visit(child, row);
   };
