@@ -177,17 +177,24 @@ export const traceIdOfTurn = (options: SpanOptions, promptUuid: string): string 
 const variantOf = (t: TurnInput): { variant?: ResourceVariant } =>
   t.options.schema === 'claude-code' ? { variant: resourceVariantOf(t.turn) } : {};
 
-/** A turn's digest, its events in it when it has any (a changed event sends the turn again). */
-export function withEvents(spanDigest: string, events: LogRecordData[]): string {
-  if (events.length === 0) return spanDigest;
-  return sha256Hex(`${spanDigest}:${JSON.stringify(events)}`).slice(0, 32);
+/**
+ * A turn's digest, its events in it when it has any (a changed event sends
+ * the turn again): hashed from each event's own digest, which the daemon
+ * keeps per event, so each event is stringified once either way.
+ */
+export function withEvents(spanDigest: string, eventDigests: string[]): string {
+  if (eventDigests.length === 0) return spanDigest;
+  return sha256Hex(`${spanDigest}:${eventDigests.join(',')}`).slice(0, 32);
 }
+
+const withEventsOf = (spanDigest: string, events: LogRecordData[]): string =>
+  events.length === 0 ? spanDigest : withEvents(spanDigest, events.map(eventDigest));
 
 function builtTurn(t: TurnInput, digest: boolean): BuiltTurn {
   const spans = build(t);
   const events = eventsOf(t);
   const traceId = traceIdOfTurn(t.options, t.turn.promptUuid);
-  const hash = digest ? withEvents(digestOf(spans), events) : null;
+  const hash = digest ? withEventsOf(digestOf(spans), events) : null;
   return {
     form: 'spans',
     traceId,
@@ -215,7 +222,7 @@ const TURN_BUILDERS: { [F in SinkForm]: (t: TurnInput, digest: boolean) => TurnF
       events,
       ...variantOf(t),
       encoded,
-      digest: withEvents(digestOfEncoded(encoded), events),
+      digest: withEventsOf(digestOfEncoded(encoded), events),
     };
   },
   spans: builtTurn,

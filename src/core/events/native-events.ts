@@ -15,7 +15,8 @@ import {
   toolCallSpanIdFor,
 } from '../spans/native/native-ids.js';
 import { querySourceOf, speedOf } from '../spans/native/native-agents.js';
-import { internalResponseKeys, putWorkflow, REDACTED } from '../spans/native/native-spans.js';
+import { putWorkflow, REDACTED } from '../spans/native/native-spans.js';
+import { internalResponseKeys, isRejected } from '../spans/turn-work.js';
 import type { LogRecordData } from './log-record.js';
 
 type Attrs = Record<string, AttributeValue>;
@@ -102,23 +103,18 @@ function toolEvent(model: SessionModel, t: ToolCall, options: SpanOptions): Pend
   if (t.endTime === null) return null;
   const attrs: Attrs = { tool_name: t.name, tool_use_id: t.id };
   putWorkflow(attrs, model, t.agentKey, options);
-  if (t.status === 'error' && t.errorType === 'rejected') {
+  const rejected = isRejected(t);
+  if (rejected) {
     attrs.decision = 'reject';
     attrs.source = 'user_reject';
-    return {
-      timeMs: t.endTime,
-      name: 'tool_decision',
-      key: t.id,
-      attributes: attrs,
-      of: toolCallSpanIdFor(t.id),
-    };
+  } else {
+    attrs.success = t.status === 'error' ? 'false' : 'true';
+    attrs.duration_ms = Math.max(0, Math.round(t.endTime - t.startTime));
+    attrs.decision_type = 'accept';
   }
-  attrs.success = t.status === 'error' ? 'false' : 'true';
-  attrs.duration_ms = Math.max(0, Math.round(t.endTime - t.startTime));
-  attrs.decision_type = 'accept';
   return {
     timeMs: t.endTime,
-    name: 'tool_result',
+    name: rejected ? 'tool_decision' : 'tool_result',
     key: t.id,
     attributes: attrs,
     of: toolCallSpanIdFor(t.id),

@@ -28,6 +28,7 @@ import {
 import { scrubText } from './scrub.js';
 import { agentSpanIdFor, chatSpanIdFor, toolSpanIdFor, traceIdFor, turnSpanIdFor } from './ids.js';
 import { buildNativeTurnSpans } from './native/native-spans.js';
+import { closing, internalResponseKeys, turnCutoff } from './turn-work.js';
 
 export const PROVIDER = 'anthropic';
 export const ROOT_AGENT_NAME = 'Claude Code';
@@ -131,15 +132,6 @@ function toolIdOf(ctx: TurnContext, toolUseId: string): string {
 }
 
 /** End time and completeness of a piece of work that may still be running. */
-function closing(
-  ctx: TurnContext,
-  start: number,
-  end: number | null,
-): { endMs: number; complete: boolean } {
-  if (end !== null) return { endMs: Math.max(start, end), complete: true };
-  return { endMs: Math.max(start, ctx.cutoff), complete: false };
-}
-
 function agentTypeOf(model: SessionModel, agentKey: string | null): string {
   return agentKey === null ? 'main' : (model.agents.get(agentKey)?.agentType ?? 'subagent');
 }
@@ -227,7 +219,7 @@ function toolAttrs(ctx: TurnContext, t: ToolCall, complete: boolean): Attrs {
 }
 
 function toolSpan(ctx: TurnContext, t: ToolCall): SpanData {
-  const { endMs, complete } = closing(ctx, t.startTime, t.endTime);
+  const { endMs, complete } = closing(ctx.cutoff, t.startTime, t.endTime);
   return {
     traceId: ctx.traceId,
     spanId: toolIdOf(ctx, t.id),
@@ -289,7 +281,7 @@ function agentSpan(ctx: TurnContext, a: SubAgent): SpanData | null {
       : call.endTime === null
         ? null
         : Math.max(call.endTime, a.endTime ?? call.endTime);
-  const { endMs, complete } = closing(ctx, start, end);
+  const { endMs, complete } = closing(ctx.cutoff, start, end);
   return {
     traceId: ctx.traceId,
     spanId: agentIdOf(ctx, a.key),
@@ -419,12 +411,7 @@ export function buildTurnSpans(
     turn,
     traceId: traceIdFor(turn.promptUuid),
     rootId: turnSpanIdFor(turn.promptUuid),
-    // A closed turn's unfinished work ends with the turn, so its spans stop
-    // changing once a later turn starts; only the last turn runs to the end of the session.
-    cutoff:
-      turnIndex === model.turns.length - 1 && model.moreTurnsFollow !== true
-        ? (model.lastTimestamp ?? turn.endTime)
-        : turn.endTime,
+    cutoff: turnCutoff(model, turnIndex, turn),
     costs,
     options,
     agentIds: new Map(),
@@ -433,11 +420,7 @@ export function buildTurnSpans(
   const children: SpanData[] = [];
   // Internal side calls are outside the turn's totals but still exported, under
   // their own invoke_agent span, so their cost is not lost.
-  const internalKeys = turn.agentKeys.flatMap((k) => {
-    const a = model.agents.get(k);
-    return a?.internal === true ? a.responseKeys : [];
-  });
-  for (const key of [...turn.responseKeys, ...internalKeys]) {
+  for (const key of [...turn.responseKeys, ...internalResponseKeys(model, turn)]) {
     const r = model.responses.get(key);
     if (r !== undefined) children.push(chatSpan(ctx, r));
   }

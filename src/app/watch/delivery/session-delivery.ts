@@ -60,10 +60,10 @@ export function createSessionDelivery(options: SessionDeliveryOptions): Delivery
       rotation += 1;
       // One resource variant per batch (Claude Code's schema): the others go back for the next.
       const variant = taken[0]?.out.variant;
-      const other = taken.filter((i) => i.out.variant?.key !== variant?.key);
-      if (other.length > 0)
-        for (const [tracker, { outs }] of byTracker(other)) tracker.requeue(outs);
-      const kept = other.length === 0 ? taken : taken.filter((i) => !other.includes(i));
+      const kept: Sent[] = [];
+      const other: Sent[] = [];
+      for (const i of taken) (i.out.variant?.key === variant?.key ? kept : other).push(i);
+      for (const [tracker, { outs }] of byTracker(other)) tracker.requeue(outs);
       // Spans first, then events, as a Batch lines its items up.
       const items: Sent[] = [];
       const spans: SpanData[] = [];

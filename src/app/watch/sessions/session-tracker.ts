@@ -361,7 +361,8 @@ export class SessionTracker {
         ...variant,
         event,
       });
-    return { spans, parts, digest: withEvents(digest, events) };
+    const eventDigests = parts.flatMap((p) => (p.event === undefined ? [] : [p.digest]));
+    return { spans, parts, digest: withEvents(digest, eventDigests) };
   }
 
   private rebuildTurn(model: SessionModel, index: number, costs: SessionCosts): boolean {

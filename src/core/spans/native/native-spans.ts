@@ -31,6 +31,7 @@ import {
   type WorkParent,
 } from './native-agents.js';
 import { interactionSpanIdFor, requestSpanIdFor, toolCallSpanIdFor } from './native-ids.js';
+import { closing, internalResponseKeys, isRejected, turnCutoff } from '../turn-work.js';
 
 type Attrs = Record<string, AttributeValue>;
 
@@ -71,11 +72,6 @@ interface NativeTurn extends TurnPlace {
   cutoff: number;
   costs: SessionCosts;
   options: SpanOptions;
-}
-
-function closing(nt: NativeTurn, start: number, end: number | null) {
-  if (end !== null) return { endMs: Math.max(start, end), complete: true };
-  return { endMs: Math.max(start, nt.cutoff), complete: false };
 }
 
 function standard(nt: NativeTurn, spanType: string): Attrs {
@@ -202,7 +198,7 @@ function toolAttrs(nt: NativeTurn, t: ToolCall, duration: number, complete: bool
 
 /** The call's part below it: the wait for a rejection (the transcript shows only that answer), else its run. */
 function toolPart(nt: NativeTurn, t: ToolCall, duration: number, complete: boolean) {
-  if (t.status === 'error' && t.errorType === 'rejected') {
+  if (isRejected(t)) {
     // When the prompt appeared is not written: the wait is bounded by the call.
     const blocked = standard(nt, 'tool.blocked_on_user');
     blocked.duration_ms = duration;
@@ -223,7 +219,7 @@ function toolPart(nt: NativeTurn, t: ToolCall, duration: number, complete: boole
 }
 
 function toolSpans(nt: NativeTurn, t: ToolCall): SpanData[] {
-  const { endMs, complete } = closing(nt, t.startTime, t.endTime);
+  const { endMs, complete } = closing(nt.cutoff, t.startTime, t.endTime);
   const toolId = toolCallSpanIdFor(t.id);
   const duration = Math.max(0, Math.round(endMs - t.startTime));
   const times = { startMs: t.startTime, endMs, complete };
@@ -317,10 +313,7 @@ export function buildNativeTurnSpans(
     turn,
     traceId: nativeTraceIdFor(turn.promptUuid),
     rootId: interactionSpanIdFor(turn.promptUuid),
-    cutoff:
-      turnIndex === model.turns.length - 1 && model.moreTurnsFollow !== true
-        ? (model.lastTimestamp ?? turn.endTime)
-        : turn.endTime,
+    cutoff: turnCutoff(model, turnIndex, turn),
     costs,
     options,
   };
@@ -341,12 +334,4 @@ export function buildNativeTurnSpans(
       (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0),
   );
   return [interactionSpan(nt, model.turns[turnIndex - 1], children), ...children];
-}
-
-/** Responses of the turn's internal side calls (compaction, suggestions): outside its totals, still sent. */
-export function internalResponseKeys(model: SessionModel, turn: Turn): string[] {
-  return turn.agentKeys.flatMap((k) => {
-    const a = model.agents.get(k);
-    return a?.internal === true ? a.responseKeys : [];
-  });
 }
