@@ -8,7 +8,7 @@ import { runCcotel } from '../support/run-cli.js';
 import { findSessions } from '../../src/adapters/files/session-files.js';
 import { loadPriceTable } from '../../src/adapters/config/price-file.js';
 import { sessionSpans } from '../support/whole-session.js';
-import type { SpanData } from '../../src/core/spans/data.js';
+import { showJson as showJsonOf, spansOf } from '../support/fixture-output.js';
 import type { WaterfallRow } from '../../src/core/view/waterfall-row.js';
 
 const FORK_CASE = 'fixtures/hand/v22x-fork-subtask/7c1e4b2a-5d3f-4e8a-9b6c-2f1d0e9a8b7c.jsonl';
@@ -16,21 +16,8 @@ const FORK_ID = 'achangelog-9c4d1e7b2a683f2a';
 const LOOSE_ID = 'a5b6c7d8e9f0a1b2c';
 const at = (hms: string): number => Date.parse(`2026-11-20T${hms}Z`);
 
-async function showJson(path: string): Promise<Record<string, unknown> & { rows: WaterfallRow[] }> {
-  const run = await runCcotel(['show', path, '--json']);
-  expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as Record<string, unknown> & { rows: WaterfallRow[] };
-}
-
-async function spansOf(path: string): Promise<SpanData[]> {
-  const [files] = await findSessions(path);
-  if (files === undefined) throw new Error(`no session at ${path}`);
-  const spans = await sessionSpans(files, await loadPriceTable(), {
-    content: 'labels',
-    maxAttributeBytes: 2048,
-  });
-  return spans.turns.flatMap((t) => t.spans);
-}
+const showJson = (path: string): Promise<Record<string, unknown> & { rows: WaterfallRow[] }> =>
+  showJsonOf<Record<string, unknown> & { rows: WaterfallRow[] }>(path);
 
 describe('fork sub-agents (/subtask, 2.1.220+)', () => {
   it('the fork is a row of its own, from its "⑂ forked" line to its last <task-notification>, holding its calls', async () => {

@@ -6,10 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCcotel } from '../support/run-cli.js';
-import { findSessions } from '../../src/adapters/files/session-files.js';
-import { loadPriceTable } from '../../src/adapters/config/price-file.js';
-import { sessionSpans } from '../support/whole-session.js';
-import type { SpanData } from '../../src/core/spans/data.js';
+import { showJson as showJsonOf, spansOf } from '../support/fixture-output.js';
 import type { WaterfallRow } from '../../src/core/view/waterfall-row.js';
 
 const WF_DIR = 'fixtures/hand/v22x-workflow';
@@ -26,21 +23,7 @@ interface Json {
   warnings: { file: string; line: number; reason: string }[];
 }
 
-async function showJson(path: string): Promise<Json> {
-  const run = await runCcotel(['show', path, '--json']);
-  expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as Json;
-}
-
-async function spansOf(path: string): Promise<SpanData[]> {
-  const [files] = await findSessions(path);
-  if (files === undefined) throw new Error(`no session at ${path}`);
-  const spans = await sessionSpans(files, await loadPriceTable(), {
-    content: 'labels',
-    maxAttributeBytes: 2048,
-  });
-  return spans.turns.flatMap((t) => t.spans);
-}
+const showJson = (path: string): Promise<Json> => showJsonOf<Json>(path);
 
 describe('workflows', () => {
   it('each workflow agent is an agent row under the Workflow call that started it, holding its calls', async () => {
