@@ -11,7 +11,7 @@ import type { EncodedSpans, SpanRange } from '../../adapters/otlp/encode.js';
 import type { ExportRecorder } from './recorder.js';
 import type { TurnFor } from '../read/session-spans.js';
 import type { SinkOf, SinkResult } from '../deliver/span-sink.js';
-import type { BatchOf, SinkForm } from '../deliver/span-batch.js';
+import { withEvents, type BatchOf, type SinkForm } from '../deliver/span-batch.js';
 
 interface PendingTurn {
   /** What the state file records once the turn is delivered; null when nothing is recorded. */
@@ -51,9 +51,6 @@ export interface BatchOptions<F extends SentForm> {
 }
 
 type Outcome = { ok: boolean } | { error: unknown };
-
-/** Every batch may carry events and a variant (SpanBatch); spelled out where the form is generic. */
-type WithEvents = { events?: LogRecordData[]; variant?: ResourceVariant };
 
 /** Collects spans [from, to) of turns into a batch of one form. */
 interface BatchFill<F extends SentForm> {
@@ -146,9 +143,8 @@ export class BatchSender<F extends SentForm> {
   async flush(): Promise<boolean> {
     if (this.owners.length === 0) return true;
     const { owners, eventOwners } = this;
-    const batch = this.fill.take();
-    if (this.events.length > 0) (batch as WithEvents).events = this.events;
-    if (this.variant !== undefined) (batch as WithEvents).variant = this.variant;
+    const eventCount = this.events.length;
+    const batch = withEvents(this.fill.take(), this.events, this.variant);
     this.events = [];
     this.eventOwners = [];
     // Decided now: later batches are built (and `remaining` drops) while this one travels.
@@ -157,7 +153,7 @@ export class BatchSender<F extends SentForm> {
     this.owners = [];
     if (!(await this.settle())) return false;
     // The outcome is captured at once: a failure is never an unhandled rejection while conversion runs.
-    this.inFlight = this.deliver(batch, owners, eventOwners, completed).then(
+    this.inFlight = this.deliver(batch, eventCount, owners, eventOwners, completed).then(
       (ok) => ({ ok }),
       (error: unknown) => ({ error }),
     );
@@ -176,6 +172,7 @@ export class BatchSender<F extends SentForm> {
   /** Sends one batch; `completed` are the turns whose last span is in it. */
   private async deliver(
     batch: BatchOf<F>,
+    eventCount: number,
     owners: PendingTurn[],
     eventOwners: PendingTurn[],
     completed: PendingTurn[],
@@ -185,7 +182,7 @@ export class BatchSender<F extends SentForm> {
     this.counts.requests += result.attempts;
     this.counts.bytesSent += result.bytes;
     this.tally(result, owners);
-    this.tallyEvents(result, (batch as WithEvents).events?.length ?? 0, eventOwners);
+    this.tallyEvents(result, eventCount, eventOwners);
     if (!result.ok) {
       const what = result.events?.ok === false ? 'events' : 'spans';
       this.counts.failure = `could not deliver ${what} to ${result.events?.ok === false ? result.events.description : sink.description}: ${result.failure?.message ?? 'no answer'}`;
