@@ -72,66 +72,105 @@ function logTexts(mode: string, how: string, logs: DecodedLogRecord[]): Output[]
   }));
 }
 
+type Capture = Awaited<ReturnType<typeof startRawCapture>>;
+
+/** `ccotel export … project` to a raw capture, which must succeed: its request bodies are outputs. */
+async function exportCaptured(
+  args: string[],
+  project: string,
+  where: string,
+  decode: (capture: Capture) => void,
+): Promise<void> {
+  const capture = await startRawCapture();
+  try {
+    const run = await runCcotel([
+      'export',
+      ...args,
+      '--endpoint',
+      capture.url,
+      '--compression',
+      'none',
+      '--quiet',
+      project,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(capture.bodies.length).toBeGreaterThan(0);
+    capture.bodies.forEach((b, i) =>
+      outputs.push({
+        where: `${where} request ${i} (${b.path}) raw bytes`,
+        text: b.body.toString('latin1'),
+        bytes: b.body,
+      }),
+    );
+    decode(capture);
+  } finally {
+    await capture.stop();
+  }
+}
+
+/** `ccotel export --out` of the project, which must succeed: its file and its lines (the file's text is an output). */
+async function exportWritten(
+  args: string[],
+  project: string,
+  where: string,
+): Promise<{ lines: string[]; printed: string }> {
+  const out = join(dir, `out-${where.replace(/\W+/g, '-')}.jsonl`);
+  const run = await runCcotel(['export', ...args, '--out', out, '--quiet', project]);
+  expect(run.code, run.stderr).toBe(0);
+  const text = await readFile(out, 'utf8');
+  outputs.push({ where: `${where} --out file`, text });
+  return { lines: text.trim().split('\n'), printed: run.stdout + run.stderr };
+}
+
+/** The default schema, every mode: sent over both protocols, and written (--out). */
+async function captureGenAi(project: string): Promise<void> {
+  for (const mode of MODES) {
+    for (const protocol of ['http/protobuf', 'http/json'] as const) {
+      const state = join(dir, `state-${mode}-${protocol.slice(5)}`);
+      const args = ['--protocol', protocol, '--content', mode, '--state-dir', state];
+      await exportCaptured(args, project, `${mode}/${protocol}`, (capture) => {
+        const spans = decodeCaptured(capture);
+        expect(spans.length).toBeGreaterThan(10);
+        outputs.push(...spanTexts(mode, protocol, spans));
+        outputs.push({
+          where: `${mode}/${protocol} decoded spans`,
+          text: spans.map(canonical).join('\n'),
+        });
+      });
+    }
+    const args = ['--content', mode, '--state-dir', join(dir, 'state-out')];
+    const { lines, printed } = await exportWritten(args, project, mode);
+    outputs.push(
+      ...spanTexts(
+        mode,
+        '--out',
+        lines.flatMap((l) => decodeJsonTraces(l)),
+      ),
+    );
+    // What the exporter prints is on the machine, but goes to logs and CI output.
+    outputs.push({ where: `${mode} export stdout+stderr`, text: printed });
+  }
+}
+
 /** Claude Code's schema, every mode: spans and events, sent (protobuf) and written (--out). */
 async function captureClaudeCodeSchema(project: string): Promise<void> {
   for (const mode of MODES) {
-    const capture = await startRawCapture();
-    try {
-      const run = await runCcotel([
-        'export',
-        '--schema',
-        'claude-code',
-        '--endpoint',
-        capture.url,
-        '--compression',
-        'none',
-        '--content',
-        mode,
-        '--state-dir',
-        join(dir, `state-cc-${mode}`),
-        '--quiet',
-        project,
-      ]);
-      expect(run.code, run.stderr).toBe(0);
-      capture.bodies.forEach((b, i) =>
-        outputs.push({
-          where: `${mode}/claude-code request ${i} (${b.path}) raw bytes`,
-          text: b.body.toString('latin1'),
-          bytes: b.body,
-        }),
-      );
+    const schema = ['--schema', 'claude-code', '--content', mode];
+    const sent = [...schema, '--state-dir', join(dir, `state-cc-${mode}`)];
+    await exportCaptured(sent, project, `${mode}/claude-code`, (capture) => {
       const logs = decodeCapturedLogs(capture);
       expect(logs.length).toBeGreaterThan(5);
       outputs.push(...spanTexts(mode, 'claude-code', decodeCaptured(capture)));
       outputs.push(...logTexts(mode, 'claude-code', logs));
-    } finally {
-      await capture.stop();
-    }
-    const out = join(dir, `out-cc-${mode}.jsonl`);
-    const written = await runCcotel([
-      'export',
-      '--schema',
-      'claude-code',
-      '--out',
-      out,
-      '--content',
-      mode,
-      '--state-dir',
-      join(dir, 'state-cc-out'),
-      '--quiet',
-      project,
-    ]);
-    expect(written.code, written.stderr).toBe(0);
-    const text = await readFile(out, 'utf8');
-    outputs.push({ where: `${mode}/claude-code --out file`, text });
-    const lines = text.trim().split('\n');
+    });
+    const written = [...schema, '--state-dir', join(dir, 'state-cc-out')];
+    const { lines } = await exportWritten(written, project, `${mode}/claude-code`);
+    const logLines = lines.filter((l) => l.startsWith('{"resourceLogs"'));
     outputs.push(
       ...logTexts(
         mode,
         'claude-code --out',
-        lines
-          .filter((l) => l.startsWith('{"resourceLogs"'))
-          .flatMap((l) => decodeOtlpLogsRequest(Buffer.from(l), 'json')),
+        logLines.flatMap((l) => decodeOtlpLogsRequest(Buffer.from(l), 'json')),
       ),
     );
   }
@@ -142,73 +181,7 @@ beforeAll(async () => {
   const project = join(dir, 'projects', '-home-dev-secrets');
   await cp(FIXTURE, project, { recursive: true });
   const transcript = join(project, `${MAIN}.jsonl`);
-  for (const mode of MODES) {
-    for (const protocol of ['http/protobuf', 'http/json'] as const) {
-      const capture = await startRawCapture();
-      try {
-        const run = await runCcotel([
-          'export',
-          '--endpoint',
-          capture.url,
-          '--protocol',
-          protocol,
-          '--compression',
-          'none',
-          '--content',
-          mode,
-          '--state-dir',
-          join(dir, `state-${mode}-${protocol.slice(5)}`),
-          '--quiet',
-          project,
-        ]);
-        expect(run.code, run.stderr).toBe(0);
-        expect(capture.bodies.length).toBeGreaterThan(0);
-        capture.bodies.forEach((b, i) =>
-          outputs.push({
-            where: `${mode}/${protocol} request ${i} raw bytes`,
-            text: b.body.toString('latin1'),
-            bytes: b.body,
-          }),
-        );
-        const spans = decodeCaptured(capture);
-        expect(spans.length).toBeGreaterThan(10);
-        outputs.push(...spanTexts(mode, protocol, spans));
-        outputs.push({
-          where: `${mode}/${protocol} decoded spans`,
-          text: spans.map(canonical).join('\n'),
-        });
-      } finally {
-        await capture.stop();
-      }
-    }
-    const out = join(dir, `out-${mode}.jsonl`);
-    const run = await runCcotel([
-      'export',
-      '--out',
-      out,
-      '--content',
-      mode,
-      '--state-dir',
-      join(dir, 'state-out'),
-      '--quiet',
-      project,
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    const text = await readFile(out, 'utf8');
-    outputs.push({ where: `${mode}/--out file`, text });
-    outputs.push(
-      ...spanTexts(
-        mode,
-        '--out',
-        text
-          .trim()
-          .split('\n')
-          .flatMap((l) => decodeJsonTraces(l)),
-      ),
-    );
-    // What the exporter prints is on the machine, but goes to logs and CI output.
-    outputs.push({ where: `${mode} export stdout+stderr`, text: run.stdout + run.stderr });
-  }
+  await captureGenAi(project);
   await captureClaudeCodeSchema(project);
   const html = join(dir, 'waterfall.html');
   const show = await runCcotel(['show', '--html', html, transcript]);
