@@ -1,10 +1,12 @@
-// npm run bench:follow -- [--size 300MB] [--appends 30] [--idle 60]
+// npm run bench:follow -- [--size 300MB] [--appends 30] [--idle 60] [--screen]
 // `ccotel show --follow` off a terminal (its line mode, the same reading and
 // redraw path as the screen): start-up on a long session (spawn to its first
 // line), latency from appending a finished call to its line on stdout
 // (p50/p99), and CPU while nothing is written (ticks of the process over
-// --idle seconds).
-import { spawn } from 'node:child_process';
+// --idle seconds). With --screen, the full-screen view in a real terminal
+// (tmux, 100×40): the same figures, read back with capture-pane until the
+// pane shows the appended turn.
+import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,10 +20,11 @@ const args = benchArgs({
   appends: { type: 'string', default: '30' },
   idle: { type: 'string', default: '60' },
   name: { type: 'string', default: 'follow' },
+  screen: { type: 'boolean', default: false },
 });
 if (args.help === true) {
   process.stdout.write(
-    'Usage: node bench/follow-view.mjs [--size 300MB] [--appends N] [--idle SECONDS]\n',
+    'Usage: node bench/follow-view.mjs [--size 300MB] [--appends N] [--idle SECONDS] [--screen]\n',
   );
   process.exit(0);
 }
@@ -56,45 +59,72 @@ const lastPrompt = tail.findLastIndex(
 );
 const turnLines = tail.slice(lastPrompt);
 
-const t0 = performance.now();
-const child = spawn(process.execPath, [CLI, 'show', '--follow', file], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-  env: { PATH: process.env.PATH, HOME: work },
-});
-let out = '';
-let firstAt = null;
-const waiters = [];
-child.stdout.on('data', (d) => {
-  firstAt ??= performance.now();
-  out += d.toString('utf8');
-  for (const w of [...waiters])
-    if (out.includes(w.marker)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(performance.now());
-    }
-});
-/** When stdout has grown past `length` (polled every 2 ms), or null after `ms`. */
-async function grown(length, ms) {
+/**
+ * The followed view: `started()` resolves when it first shows a turn, and
+ * `after(mark)` when it shows something new since `mark()` was taken.
+ */
+function lineMode() {
+  const child = spawn(process.execPath, [CLI, 'show', '--follow', file], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { PATH: process.env.PATH, HOME: work },
+  });
+  let out = '';
+  let firstAt = null;
+  child.stdout.on('data', (d) => {
+    firstAt ??= performance.now();
+    out += d.toString('utf8');
+  });
+  return {
+    pid: () => child.pid,
+    started: () => poll(() => (out.includes('turn ') ? firstAt : null), 120_000),
+    mark: () => out.length,
+    // The new turn's line (printed once its call has finished).
+    after: (length) => poll(() => (out.length > length ? performance.now() : null), 10_000),
+    stop: () => child.kill('SIGTERM'),
+  };
+}
+
+/** The screen in tmux: a turn newer than the newest shown when `mark()` was taken. */
+function screenMode() {
+  const name = `ccotel-bench-${process.pid}`;
+  const tmux = (...a) => execFileSync('tmux', a, { encoding: 'utf8' });
+  const command = `env HOME=${work} ${process.execPath} ${CLI} show --follow ${file}`;
+  tmux('new-session', '-d', '-s', name, '-x', '100', '-y', '40', command);
+  const newestTurn = () => {
+    const shown = [...tmux('capture-pane', '-p', '-t', name).matchAll(/turn (\d+)/g)];
+    return shown.length === 0 ? null : Math.max(...shown.map((m) => Number(m[1])));
+  };
+  return {
+    pid: () => Number(tmux('display', '-p', '-t', name, '#{pane_pid}').trim()),
+    started: () => poll(() => (newestTurn() === null ? null : performance.now()), 120_000),
+    mark: () => newestTurn() ?? -1,
+    after: (turn) => poll(() => ((newestTurn() ?? -1) > turn ? performance.now() : null), 10_000),
+    stop: () => tmux('kill-session', '-t', name),
+  };
+}
+
+/** The time `check()` first gives one (tried every 2 ms), or null after `ms`. */
+async function poll(check, ms) {
   const deadline = performance.now() + ms;
-  while (out.length <= length) {
+  for (;;) {
+    const at = check();
+    if (at !== null) return at;
     if (performance.now() > deadline) return null;
     await new Promise((r) => setTimeout(r, 2));
   }
-  return performance.now();
 }
-const seen = (marker) => new Promise((resolve) => waiters.push({ marker, resolve }));
+
+const t0 = performance.now();
+const view = args.screen ? screenMode() : lineMode();
 try {
-  const started = await Promise.race([
-    seen('turn '),
-    new Promise((r) => setTimeout(() => r(null), 120_000)),
-  ]);
-  if (started === null) throw new Error('follow printed nothing in 120 s');
-  const startup = (firstAt - t0) / 1000;
+  const started = await view.started();
+  if (started === null) throw new Error('follow showed no turn in 120 s');
+  const startup = (started - t0) / 1000;
   // Let the first read finish printing before idling.
   await new Promise((r) => setTimeout(r, 2000));
-  const idleTicks0 = ticksOf(child.pid);
+  const idleTicks0 = ticksOf(view.pid());
   await new Promise((r) => setTimeout(r, Number(args.idle) * 1000));
-  const idleCpuSeconds = (ticksOf(child.pid) - idleTicks0) / 100;
+  const idleCpuSeconds = (ticksOf(view.pid()) - idleTicks0) / 100;
   const latencies = [];
   for (let i = 0; i < Number(args.appends); i += 1) {
     const tag = `f${i.toString(16).padStart(7, '0')}`;
@@ -104,12 +134,11 @@ try {
         .replace(/toolu_01/g, `toolu_${tag}`)
         .replace(/msg_01/g, `msg_${tag}`),
     );
-    const before = out.length;
+    const before = view.mark();
     const at = performance.now();
     appendFileSync(file, `${lines.join('\n')}\n`);
-    // The new turn's line (printed once its last call has finished and the turn closed or a call ended).
-    const printed = await grown(before, 10_000);
-    if (printed === null) throw new Error(`append ${i}: nothing printed within 10 s`);
+    const printed = await view.after(before);
+    if (printed === null) throw new Error(`append ${i}: nothing shown within 10 s`);
     latencies.push(printed - at);
     await new Promise((r) => setTimeout(r, 300));
   }
@@ -124,8 +153,12 @@ try {
       n: latencies.length,
     },
   };
-  printTable(`show --follow (line mode) on a ${result.sessionMB} MB session`, [
-    { measure: 'start-up, spawn to first line', value: `${result.startupSeconds} s` },
+  const mode = args.screen ? 'screen in tmux' : 'line mode';
+  printTable(`show --follow (${mode}) on a ${result.sessionMB} MB session`, [
+    {
+      measure: `start-up, spawn to first ${args.screen ? 'turn on screen' : 'line'}`,
+      value: `${result.startupSeconds} s`,
+    },
     {
       measure: `CPU over ${result.idleSeconds} s with nothing written`,
       value: `${result.idleCpuSeconds} s`,
@@ -136,8 +169,8 @@ try {
     },
     { measure: 'append → line p99', value: `${result.appendToLineMs.p99} ms` },
   ]);
-  writeResult(args.name, result);
+  writeResult(args.screen ? `${args.name}-screen` : args.name, { mode, ...result });
 } finally {
-  child.kill('SIGTERM');
+  view.stop();
   rmSync(work, { recursive: true, force: true });
 }

@@ -5,7 +5,7 @@
 // spans as the plain path. No timing is asserted: the figures come from
 // `npm run bench:*` on a quiet machine (docs/benchmarks.md). Needs dist/
 // (`npm test` builds first).
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,9 @@ import { loadPriceTable } from '../../src/adapters/config/price-file.js';
 import { sessionSpans } from '../support/whole-session.js';
 import { parseRecord } from '../../src/core/transcript/parse-record.js';
 import { ON_LINUX } from '../support/platform.js';
+
+/** .ci/run installs tmux and sets CCOTEL_REQUIRE_TMUX: there the screen bench runs, or fails. */
+const TMUX = spawnSync('tmux', ['-V']).status === 0;
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 let work: string;
@@ -292,6 +295,29 @@ describe.skipIf(!ON_LINUX)(
         expect(latency.n).toBe(3);
         expect(latency.p99).toBeGreaterThanOrEqual(latency.p50);
       }, 180_000);
+
+      it.skipIf(!TMUX && process.env.CCOTEL_REQUIRE_TMUX !== '1')(
+        `follow-view --screen: the same figures read off the screen in tmux${TMUX ? '' : ' (skipped: tmux not installed)'}`,
+        async () => {
+          const run = await bench('follow-view.mjs', [
+            '--size',
+            '1MB',
+            '--appends',
+            '3',
+            '--idle',
+            '1',
+            '--screen',
+          ]);
+          expect(run.code, run.stderr + run.stdout).toBe(0);
+          const r = result('follow-screen');
+          expect(r.mode).toBe('screen in tmux');
+          expect(r.startupSeconds).toBeGreaterThan(0);
+          const latency = r.appendToLineMs as { p50: number; p99: number; n: number };
+          expect(latency.n).toBe(3);
+          expect(latency.p99).toBeGreaterThanOrEqual(latency.p50);
+        },
+        180_000,
+      );
 
       it('parse-floors: every step reads the same lines the baseline reads', async () => {
         const run = await bench('parse-floors.mjs', [
