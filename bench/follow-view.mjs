@@ -164,10 +164,13 @@ try {
       value: `${result.idleCpuSeconds} s`,
     },
     {
-      measure: `append → line p50 (n=${latencies.length})`,
+      measure: `append → ${args.screen ? 'screen' : 'line'} p50 (n=${latencies.length})`,
       value: `${result.appendToLineMs.p50} ms`,
     },
-    { measure: 'append → line p99', value: `${result.appendToLineMs.p99} ms` },
+    {
+      measure: `append → ${args.screen ? 'screen' : 'line'} p99`,
+      value: `${result.appendToLineMs.p99} ms`,
+    },
   ]);
   writeResult(args.screen ? `${args.name}-screen` : args.name, { mode, ...result });
 } finally {
